@@ -1,0 +1,155 @@
+/**
+ * The command line: parses arguments, merges the config file, and calls the
+ * library. Errors a user can fix are one line on stderr and exit code 1.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, CommanderError } from 'commander';
+import { build } from './pipeline.js';
+import { loadConfig } from './config.js';
+import { UserError } from './errors.js';
+import { VERSION } from './summary.js';
+import { PASSES, PASS_ORDER } from './passes/index.js';
+import { formatBuildSummary } from './report/build-text.js';
+
+/** @param {string} value */
+const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
+/** @param {string} value @param {string[]} previous */
+const collect = (value, previous = []) => [...previous, value];
+
+export const DEMO_SITE = fileURLToPath(new URL('../fixtures/microscape', import.meta.url));
+
+/**
+ * @typedef {object} Io
+ * @property {(s: string) => void} out
+ * @property {(s: string) => void} err
+ * @property {boolean} isTTY whether stderr is a terminal (progress goes there)
+ * @property {string} cwd
+ */
+
+/**
+ * Runs the CLI.
+ * @param {string[]} argv arguments after the program name
+ * @param {Partial<Io>} [io]
+ * @returns {Promise<number>} the exit code
+ */
+export async function main(argv, io = {}) {
+  /** @type {Io} */
+  const sys = {
+    out: io.out ?? ((s) => process.stdout.write(s)),
+    err: io.err ?? ((s) => process.stderr.write(s)),
+    isTTY: io.isTTY ?? Boolean(process.stderr.isTTY),
+    cwd: io.cwd ?? process.cwd(),
+  };
+  const program = createProgram(sys);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof UserError) {
+      sys.err(`pagediet: ${error.message}\n`);
+      return 1;
+    }
+    const e = /** @type {Error} */ (error);
+    sys.err(process.env.PAGEDIET_DEBUG ? `${e.stack}\n` : `pagediet: internal error: ${e.message} (set PAGEDIET_DEBUG=1 for details)\n`);
+    return 2;
+  }
+}
+
+/** @param {Io} sys */
+function createProgram(sys) {
+  const program = new Command('pagediet')
+    .description('Make a static site cost fewer bytes and fewer requests, and prove it.')
+    .version(VERSION, '-V, --version')
+    .exitOverride()
+    .configureOutput({ writeOut: sys.out, writeErr: sys.err })
+    .showHelpAfterError('(run pagediet --help for usage)');
+
+  const passNames = `passes, in order: ${PASS_ORDER.join(', ')}; in this version: ${PASSES.map((p) => p.name).join(', ') || 'none yet'}`;
+
+  program
+    .command('build')
+    .description('optimize the site in <input> and write the result to --out')
+    .argument('<input>', 'directory of the static site (never modified)')
+    .option('-o, --out <dir>', 'output directory (must not be inside the input)')
+    .option('--only <list>', `run only these passes (comma-separated; ${passNames})`, list)
+    .option('--skip <list>', 'do not run these passes (comma-separated)', list)
+    .option('--origin <url>', 'an absolute origin that is this site, so its absolute URLs resolve locally (repeatable)', collect)
+    .option('--force', 'write into a non-empty output directory that pagediet did not write')
+    .option('--json', 'print the machine-readable summary on stdout')
+    .option('--no-report', 'skip the loader report at the end (the loader is not in this version yet)')
+    .option('-q, --quiet', 'no progress output')
+    .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)')
+    .action(async (input, flags, command) => {
+      const { config } = await loadConfig(sys.cwd, flags.config);
+      const opts = merge(config, flags, command);
+      if (!opts.out) throw new UserError('build needs an output directory: --out <dir>');
+      await runBuild(sys, { input: path.resolve(sys.cwd, input), output: path.resolve(sys.cwd, /** @type {string} */ (opts.out)), ...opts });
+    });
+
+  program
+    .command('demo')
+    .description('run the whole pipeline on the built-in microscape page (SIGCOMM \'97) and print the savings')
+    .option('-o, --out <dir>', 'where to write the result', path.join(os.tmpdir(), 'pagediet-demo'))
+    .option('--json', 'print the machine-readable summary on stdout')
+    .option('-q, --quiet', 'no progress output')
+    .action(async (flags) => {
+      await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet });
+    });
+
+  const planned = /** @type {const} */ ([
+    ['load', '<site>', 'load pages with the built-in robot over HTTP/1.0, HTTP/1.1, pipelining and HTTP/2, and model them on the studies\' networks'],
+    ['report', '<before> <after>', 'load two versions of a site and show the savings (terminal table and HTML)'],
+    ['configs', '<dir>', 'write nginx, Apache, Caddy, h2o and _headers configs that serve the precompressed files'],
+    ['serve', '<dir>', 'serve a built site on 127.0.0.1 for previewing, with its precompressed files'],
+  ]);
+  for (const [name, args, description] of planned) {
+    program
+      .command(name)
+      .description(`${description} (not in this version yet)`)
+      .arguments(args)
+      .allowUnknownOption()
+      .action(() => {
+        throw new UserError(`'${name}' is not in pagediet ${VERSION} yet`);
+      });
+  }
+  return program;
+}
+
+/**
+ * Config-file values, overridden by flags the user actually typed.
+ * @param {import('./config.js').FileConfig} config
+ * @param {Record<string, unknown>} flags
+ * @param {Command} command
+ */
+function merge(config, flags, command) {
+  /** @type {Record<string, unknown>} */
+  const merged = { ...config };
+  for (const [key, value] of Object.entries(flags)) {
+    const source = command.getOptionValueSource(key);
+    if (source === 'cli' || !(key in merged)) merged[key] = value;
+  }
+  if (flags.origin) merged.origins = flags.origin;
+  return /** @type {import('./config.js').FileConfig & { json?: boolean }} */ (merged);
+}
+
+/**
+ * @param {Io} sys
+ * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[] }} opts
+ */
+async function runBuild(sys, opts) {
+  const showProgress = sys.isTTY && !opts.quiet;
+  const summary = await build({
+    input: opts.input,
+    output: opts.output,
+    only: opts.only,
+    skip: opts.skip,
+    force: opts.force,
+    origins: opts.origins,
+    onProgress: showProgress ? (m) => sys.err(`pagediet: ${m}\n`) : undefined,
+  });
+  if (opts.json) sys.out(`${JSON.stringify(summary, null, 2)}\n`);
+  else sys.out(formatBuildSummary(summary));
+}

@@ -1,0 +1,76 @@
+/**
+ * Options from a config file: `pagediet.config.js` (or .mjs) in the working
+ * directory, a file named with --config, or a "pagediet" key in package.json.
+ * Flags given on the command line win over the file.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { UserError } from './errors.js';
+
+/** Options a config file may set, with the type each takes. */
+export const CONFIG_KEYS = /** @type {const} */ ({
+  out: 'string',
+  only: 'list',
+  skip: 'list',
+  force: 'boolean',
+  origins: 'list',
+  report: 'boolean',
+  quiet: 'boolean',
+});
+
+/**
+ * @typedef {{ out?: string, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, quiet?: boolean }} FileConfig
+ */
+
+/**
+ * @param {string} cwd
+ * @param {string} [explicit] a path given with --config
+ * @returns {Promise<{ config: FileConfig, from: string | null }>}
+ */
+export async function loadConfig(cwd, explicit) {
+  const candidates = explicit ? [path.resolve(cwd, explicit)] : ['pagediet.config.js', 'pagediet.config.mjs'].map((n) => path.join(cwd, n));
+  for (const file of candidates) {
+    try {
+      await fs.access(file);
+    } catch {
+      if (explicit) throw new UserError(`config file ${explicit} does not exist`);
+      continue;
+    }
+    let mod;
+    try {
+      mod = await import(pathToFileURL(file).href);
+    } catch (error) {
+      throw new UserError(`config file ${path.relative(cwd, file) || file} failed to load: ${/** @type {Error} */ (error).message.split('\n')[0]}`);
+    }
+    const value = typeof mod.default === 'function' ? await mod.default() : mod.default;
+    return { config: validate(value, file), from: file };
+  }
+  let pkg;
+  try {
+    pkg = JSON.parse(await fs.readFile(path.join(cwd, 'package.json'), 'utf8'));
+  } catch {
+    // No package.json, or not JSON: no config from it.
+  }
+  if (pkg && typeof pkg === 'object' && pkg.pagediet) return { config: validate(pkg.pagediet, 'package.json "pagediet"'), from: 'package.json' };
+  return { config: {}, from: null };
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} where
+ * @returns {FileConfig}
+ */
+function validate(value, where) {
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UserError(`${where}: the config must be an object`);
+  /** @type {Record<string, unknown>} */
+  const config = {};
+  for (const [key, v] of Object.entries(value)) {
+    const type = /** @type {Record<string, string>} */ (CONFIG_KEYS)[key];
+    if (!type) throw new UserError(`${where}: unknown option '${key}' (known: ${Object.keys(CONFIG_KEYS).join(', ')})`);
+    const ok = type === 'list' ? Array.isArray(v) && v.every((x) => typeof x === 'string') : typeof v === type;
+    if (!ok) throw new UserError(`${where}: option '${key}' must be ${type === 'list' ? 'a list of strings' : `a ${type}`}`);
+    config[key] = v;
+  }
+  return /** @type {FileConfig} */ (config);
+}

@@ -1,0 +1,133 @@
+/**
+ * Writes a built site into the output directory, file by file and atomically,
+ * and guards that directory: pagediet writes only into an empty directory, one
+ * it wrote before (it leaves a marker), or any directory with --force; and it
+ * only ever deletes files its own marker says it wrote.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { UserError } from './errors.js';
+import { copyFileAtomic, removeStaleTemps, writeFileAtomic } from './util/atomic.js';
+import { isInside } from './site/walk.js';
+
+/** The marker file: its presence says pagediet wrote the directory; it lists the files written. */
+export const MARKER = '.pagediet-output.json';
+
+/** How many files are copied at once: enough to keep the disk busy, few enough for file handles. */
+const CONCURRENCY = 16;
+
+/**
+ * @typedef {object} OutputPlan
+ * @property {string} dir absolute output directory
+ * @property {string[]} previous files the last pagediet run wrote there
+ */
+
+/**
+ * Checks the input and output paths and the state of the output directory.
+ * @param {string} input
+ * @param {string} output
+ * @param {{ force?: boolean }} [options]
+ * @returns {Promise<OutputPlan>}
+ */
+export async function prepareOutput(input, output, options = {}) {
+  let inputReal;
+  try {
+    inputReal = await fs.realpath(input);
+  } catch {
+    throw new UserError(`input ${input} does not exist`);
+  }
+  const stat = await fs.stat(inputReal);
+  if (!stat.isDirectory()) throw new UserError(`input ${input} is not a directory`);
+  const outAbs = await realish(path.resolve(output));
+  if (isInside(outAbs, inputReal)) {
+    throw new UserError(outAbs === inputReal ? `output ${output} is the input itself` : `output ${output} is inside the input ${input}`);
+  }
+  if (isInside(inputReal, outAbs)) throw new UserError(`output ${output} contains the input ${input}`);
+
+  /** @type {string[]} */
+  let previous = [];
+  let entries = /** @type {string[]} */ ([]);
+  try {
+    const outStat = await fs.stat(outAbs);
+    if (!outStat.isDirectory()) throw new UserError(`output ${output} exists and is not a directory`);
+    entries = await fs.readdir(outAbs);
+  } catch (error) {
+    if (error instanceof UserError) throw error;
+  }
+  if (entries.includes(MARKER)) {
+    try {
+      const marker = JSON.parse(await fs.readFile(path.join(outAbs, MARKER), 'utf8'));
+      previous = Array.isArray(marker.files) ? marker.files.filter((/** @type {unknown} */ f) => typeof f === 'string') : [];
+    } catch {
+      previous = [];
+    }
+  } else if (entries.length > 0 && !options.force) {
+    throw new UserError(`output ${output} is not empty and was not written by pagediet: choose another directory or pass --force`);
+  }
+  return { dir: outAbs, previous };
+}
+
+/**
+ * Resolves symlinks in the part of a path that exists, so that containment
+ * checks compare real locations.
+ * @param {string} p absolute path
+ */
+async function realish(p) {
+  const missing = [];
+  let current = p;
+  for (;;) {
+    try {
+      const real = await fs.realpath(current);
+      return path.join(real, ...missing.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return p;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Writes every file of the site into the output directory.
+ * @param {import('./site/site.js').Site} site
+ * @param {OutputPlan} plan
+ * @returns {Promise<{ written: number, copied: number, removed: number }>}
+ */
+export async function writeOutput(site, plan) {
+  await fs.mkdir(plan.dir, { recursive: true });
+  await removeStaleTemps(plan.dir);
+  const files = [...site.files.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
+  const dirs = new Set(files.map((f) => path.dirname(path.join(plan.dir, f.path))));
+  for (const dir of [...dirs].sort()) await fs.mkdir(dir, { recursive: true });
+
+  let written = 0;
+  let copied = 0;
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const file = files[next++];
+      const destination = path.join(plan.dir, file.path);
+      if (!isInside(destination, plan.dir)) throw new Error(`refusing to write outside the output: ${file.path}`);
+      if (file.output) {
+        await writeFileAtomic(destination, file.output, { mtimeMs: file.mtimeMs });
+        written++;
+      } else if (file.absPath) {
+        await copyFileAtomic(file.absPath, destination, { mtimeMs: file.mtimeMs });
+        copied++;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+
+  const current = new Set(files.map((f) => f.path));
+  let removed = 0;
+  for (const old of plan.previous) {
+    const target = path.join(plan.dir, old);
+    if (current.has(old) || !isInside(target, plan.dir) || old === MARKER) continue;
+    await fs.rm(target, { force: true });
+    removed++;
+  }
+  await writeFileAtomic(path.join(plan.dir, MARKER), `${JSON.stringify({ tool: 'pagediet', files: [...current] }, null, 1)}\n`);
+  return { written, copied, removed };
+}

@@ -1,0 +1,38 @@
+/**
+ * Requests a browser makes to show each page, counted on the reference graph:
+ * the page, then every distinct subresource it loads, following style sheets
+ * (their url() and imports) and frames (their own subresources), once each.
+ * The loader measures the real exchange; this count is the model's prediction.
+ */
+import { REFERENCE_KINDS } from './site/reference-kinds.js';
+
+/**
+ * @param {import('./site/site.js').Site} site
+ * @param {string} pagePath
+ * @returns {string[]} site paths fetched, the page first
+ */
+export function pageRequests(site, pagePath) {
+  const fetched = [pagePath];
+  const seen = new Set(fetched);
+  for (let i = 0; i < fetched.length; i++) {
+    const file = site.files.get(fetched[i]);
+    if (!file) continue;
+    for (const ref of file.references) {
+      if (ref.status !== 'ok' || !ref.target || !REFERENCE_KINDS[ref.kind].subresource || seen.has(ref.target)) continue;
+      seen.add(ref.target);
+      fetched.push(ref.target);
+    }
+  }
+  return fetched;
+}
+
+/**
+ * @param {import('./site/site.js').Site} site
+ * @returns {Record<string, number>} requests per page
+ */
+export function requestsPerPage(site) {
+  /** @type {Record<string, number>} */
+  const counts = {};
+  for (const page of site.pages) counts[page.path] = pageRequests(site, page.path).length;
+  return counts;
+}

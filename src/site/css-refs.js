@@ -1,0 +1,108 @@
+/**
+ * Finds the URLs in CSS text with their exact offsets, using css-tree's
+ * tokenizer, so comments, strings and escapes are read as a browser reads them.
+ * Found: url(...) in any form, the targets of import rules (a string or a
+ * url), and the bare strings of image-set().
+ */
+import { tokenize, tokenTypes as T } from 'css-tree';
+
+/**
+ * @typedef {object} CssUrl
+ * @property {'url' | 'import'} kind
+ * @property {number} start offset of the URL's first character (inside quotes or url())
+ * @property {number} end offset after its last character
+ * @property {boolean} escaped whether the raw text holds CSS escapes (backslashes)
+ */
+
+const WS = /^[ \t\n\r\f]*/;
+
+/**
+ * @param {string} css
+ * @returns {CssUrl[]}
+ */
+export function cssUrls(css) {
+  /** @type {{ type: number, start: number, end: number }[]} */
+  const tokens = [];
+  tokenize(css, (type, start, end) => {
+    if (type !== T.WhiteSpace && type !== T.Comment) tokens.push({ type, start, end });
+  });
+
+  /** @type {CssUrl[]} */
+  const found = [];
+  /** @param {'url' | 'import'} kind @param {number} start @param {number} end */
+  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\') });
+  /** Inner range of a string token, without its quotes. @param {{ start: number, end: number }} t */
+  const stringInner = (t) => /** @type {[number, number]} */ (stringInnerRange(t));
+  /** @param {{ start: number, end: number }} t */
+  const stringInnerRange = (t) => {
+    const quote = css[t.start];
+    const closed = t.end - t.start >= 2 && css[t.end - 1] === quote;
+    return [t.start + 1, closed ? t.end - 1 : t.end];
+  };
+  /** Inner range of an unquoted url-token `url(  x  )`. @param {{ start: number, end: number }} t */
+  const urlTokenInner = (t) => /** @type {[number, number]} */ (urlTokenInnerRange(t));
+  /** @param {{ start: number, end: number }} t */
+  const urlTokenInnerRange = (t) => {
+    let start = css.indexOf('(', t.start) + 1;
+    start += WS.exec(css.slice(start))?.[0].length ?? 0;
+    let end = css[t.end - 1] === ')' ? t.end - 1 : t.end;
+    while (end > start && /[ \t\n\r\f]/.test(css[end - 1])) end--;
+    return [start, end];
+  };
+
+  /** image-set() nesting: strings directly inside it are URLs. */
+  let imageSetDepth = 0;
+  let depth = 0;
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i];
+    const text = css.slice(t.start, t.end);
+    if (t.type === T.Url) {
+      const [s, e] = urlTokenInner(t);
+      add(isImport(tokens, i, css) ? 'import' : 'url', s, e);
+    } else if (t.type === T.Function) {
+      depth++;
+      const name = text.slice(0, -1).toLowerCase();
+      if (name === 'url' || name === 'src') {
+        const next = tokens[i + 1];
+        if (next && next.type === T.String) add(isImport(tokens, i, css) ? 'import' : 'url', ...stringInner(next));
+      } else if ((name === 'image-set' || name === '-webkit-image-set') && imageSetDepth === 0) {
+        imageSetDepth = depth;
+      }
+    } else if (t.type === T.LeftParenthesis) {
+      depth++;
+    } else if (t.type === T.RightParenthesis) {
+      if (depth === imageSetDepth) imageSetDepth = 0;
+      depth = Math.max(0, depth - 1);
+    } else if (t.type === T.String) {
+      const prev = tokens[i - 1];
+      if (prev && prev.type === T.AtKeyword && css.slice(prev.start, prev.end).toLowerCase() === '@import') {
+        add('import', ...stringInner(t));
+      } else if (imageSetDepth > 0 && depth === imageSetDepth && !isUrlFunction(prev, css)) {
+        add('url', ...stringInner(t));
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * Whether a token opens url( or src(, whose string argument was already taken.
+ * @param {{ type: number, start: number, end: number } | undefined} token
+ * @param {string} css
+ */
+function isUrlFunction(token, css) {
+  if (!token || token.type !== T.Function) return false;
+  const name = css.slice(token.start, token.end - 1).toLowerCase();
+  return name === 'url' || name === 'src';
+}
+
+/**
+ * Whether the url at token i is the target of an import rule.
+ * @param {{ type: number, start: number, end: number }[]} tokens
+ * @param {number} i
+ * @param {string} css
+ */
+function isImport(tokens, i, css) {
+  const prev = tokens[i - 1];
+  return !!prev && prev.type === T.AtKeyword && css.slice(prev.start, prev.end).toLowerCase() === '@import';
+}

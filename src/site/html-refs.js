@@ -1,0 +1,208 @@
+/**
+ * Finds every reference of an HTML page, with the exact range of its URL in the
+ * page's bytes, by walking the tree cheerio (parse5) builds from a DocumentView.
+ */
+import * as cheerio from 'cheerio';
+import { decodeHTMLAttribute } from 'entities';
+import { string as cssString } from 'css-tree';
+import { cssUrls } from './css-refs.js';
+import { srcsetUrls } from './srcset.js';
+import { linkKind } from './reference-kinds.js';
+
+/**
+ * @typedef {import('./reference-kinds.js').ReferenceKind} ReferenceKind
+ * @typedef {import('./document-view.js').DocumentView} DocumentView
+ * @typedef {import('domhandler').Element} Element
+ * @typedef {import('domhandler').AnyNode} AnyNode
+ *
+ * @typedef {object} FoundReference a reference as found in a document, before resolution
+ * @property {ReferenceKind} kind
+ * @property {string} url the URL as the browser reads it (charset, entities and CSS escapes decoded)
+ * @property {number} start byte offset of the URL's first byte in the document
+ * @property {number} end byte offset after its last byte
+ * @property {string} [element] the element's name, lower case
+ * @property {string} [attribute] the attribute's name, lower case
+ *
+ * @typedef {{ startOffset: number, endOffset: number }} Span
+ */
+
+/** Element → attribute → kind, for the attributes that hold one URL. */
+const URL_ATTRIBUTES = /** @type {Record<string, Record<string, ReferenceKind>>} */ ({
+  img: { src: 'img', lowsrc: 'img' },
+  script: { src: 'script' },
+  body: { background: 'background' },
+  table: { background: 'background' },
+  tr: { background: 'background' },
+  td: { background: 'background' },
+  th: { background: 'background' },
+  video: { poster: 'poster', src: 'media' },
+  audio: { src: 'media' },
+  track: { src: 'media' },
+  object: { data: 'object' },
+  embed: { src: 'embed' },
+  iframe: { src: 'iframe' },
+  frame: { src: 'frame' },
+  a: { href: 'anchor' },
+  area: { href: 'anchor' },
+});
+
+/**
+ * @param {DocumentView} view
+ * @returns {{ references: FoundReference[], baseHref: string | null }}
+ */
+export function htmlReferences(view) {
+  const $ = cheerio.load(view.text, { sourceCodeLocationInfo: true });
+  /** @type {FoundReference[]} */
+  const references = [];
+  /** @type {string | null} */
+  let baseHref = null;
+
+  /** @param {FoundReference} ref */
+  const push = (ref) => references.push(ref);
+
+  /** @param {Element} el @param {string} name @param {ReferenceKind} kind */
+  const single = (el, name, kind) => {
+    const range = attributeValueRange(view, el, name);
+    if (!range) return;
+    push({ kind, url: attributeText(view, range.start, range.end), start: view.byteOffset(range.start), end: view.byteOffset(range.end), element: el.name, attribute: name });
+  };
+  /** @param {Element} el @param {string} name @param {ReferenceKind} kind */
+  const srcset = (el, name, kind) => {
+    const range = attributeValueRange(view, el, name);
+    if (!range) return;
+    const decoded = decodeEntitiesMapped(view.text.slice(range.start, range.end));
+    for (const u of srcsetUrls(decoded.text)) {
+      const start = range.start + decoded.offsets[u.start];
+      const end = range.start + decoded.offsets[u.end];
+      push({ kind, url: attributeText(view, start, end), start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: name });
+    }
+  };
+  /**
+   * @param {number} from view offset where the CSS starts
+   * @param {number} to view offset where it ends
+   * @param {ReferenceKind} urlKind
+   * @param {boolean} isAttribute whether HTML entities apply (attribute) or not (raw text of <style>)
+   * @param {Element} el
+   */
+  const css = (from, to, urlKind, isAttribute, el) => {
+    // In an attribute, character references are decoded before CSS is parsed.
+    const source = isAttribute ? decodeEntitiesMapped(view.text.slice(from, to)) : null;
+    for (const u of cssUrls(source ? source.text : view.text.slice(from, to))) {
+      const start = from + (source ? source.offsets[u.start] : u.start);
+      const end = from + (source ? source.offsets[u.end] : u.end);
+      let url = isAttribute ? attributeText(view, start, end) : view.decode(start, end);
+      if (u.escaped) url = cssString.decode(`"${url}"`);
+      const kind = u.kind === 'import' ? 'css-import' : urlKind;
+      push({ kind, url, start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: isAttribute ? 'style' : undefined });
+    }
+  };
+
+  /** @param {AnyNode} node */
+  const visit = (node) => {
+    if (node.type === 'tag' || node.type === 'script' || node.type === 'style') {
+      const el = /** @type {Element} */ (node);
+      const name = el.name;
+      const attribs = el.attribs;
+      const known = URL_ATTRIBUTES[name];
+      if (known) for (const attr of Object.keys(known)) if (attr in attribs) single(el, attr, known[attr]);
+      if (name === 'img' && 'srcset' in attribs) srcset(el, 'srcset', 'srcset');
+      if (name === 'source') {
+        const inPicture = el.parent && /** @type {Element} */ (el.parent).name === 'picture';
+        if ('srcset' in attribs) srcset(el, 'srcset', inPicture ? 'picture-source' : 'srcset');
+        if ('src' in attribs) single(el, 'src', 'media');
+      }
+      if (name === 'input' && (attribs.type ?? '').trim().toLowerCase() === 'image' && 'src' in attribs) single(el, 'src', 'input-image');
+      if (name === 'link' && 'href' in attribs) single(el, 'href', linkKind(attribs.rel ?? ''));
+      if (name === 'base' && 'href' in attribs && baseHref === null) {
+        const range = attributeValueRange(view, el, 'href');
+        if (range) baseHref = attributeText(view, range.start, range.end);
+      }
+      if ('style' in attribs) {
+        const range = attributeValueRange(view, el, 'style');
+        if (range) css(range.start, range.end, 'style-attribute-url', true, el);
+      }
+      if (name === 'style') {
+        const inner = innerRange(el);
+        if (inner) css(inner.start, inner.end, 'style-element-url', false, el);
+      }
+    }
+    const children = /** @type {{ children?: AnyNode[] }} */ (node).children;
+    if (children) for (const child of children) visit(child);
+  };
+  visit($.root()[0]);
+  references.sort((a, b) => a.start - b.start);
+  return { references, baseHref };
+}
+
+/**
+ * The view range of an attribute's value, inside its quotes if it has them.
+ * @param {DocumentView} view
+ * @param {Element} el
+ * @param {string} name lower-case attribute name
+ * @returns {{ start: number, end: number } | null}
+ */
+export function attributeValueRange(view, el, name) {
+  const loc = /** @type {{ attrs?: Record<string, Span> } | null | undefined} */ (el.sourceCodeLocation)?.attrs?.[name];
+  if (!loc) return null;
+  const raw = view.text.slice(loc.startOffset, loc.endOffset);
+  const eq = /^[^\s=]+[ \t\n\r\f]*=[ \t\n\r\f]*/.exec(raw);
+  if (!eq) return null; // an attribute without a value
+  let start = loc.startOffset + eq[0].length;
+  let end = loc.endOffset;
+  const quote = view.text[start];
+  if (quote === '"' || quote === "'") {
+    start += 1;
+    if (end > start && view.text[end - 1] === quote) end -= 1;
+  }
+  return { start, end };
+}
+
+/**
+ * The view range between an element's start and end tags (raw text of <style>).
+ * @param {Element} el
+ * @returns {{ start: number, end: number } | null}
+ */
+export function innerRange(el) {
+  const loc = /** @type {{ startTag?: Span, endTag?: Span, endOffset: number } | null | undefined} */ (el.sourceCodeLocation);
+  if (!loc?.startTag) return null;
+  return { start: loc.startTag.endOffset, end: loc.endTag ? loc.endTag.startOffset : loc.endOffset };
+}
+
+/**
+ * Decodes the character references of raw attribute text and keeps, for every
+ * decoded character, the raw offset where it starts (offsets[text.length] is the
+ * raw length), so ranges found in the decoded text map back to exact bytes.
+ * @param {string} raw
+ * @returns {{ text: string, offsets: number[] }}
+ */
+export function decodeEntitiesMapped(raw) {
+  if (!raw.includes('&')) return { text: raw, offsets: Array.from({ length: raw.length + 1 }, (_, i) => i) };
+  let text = '';
+  /** @type {number[]} */
+  const offsets = [];
+  const entity = /&(?:#[0-9]+;?|#[xX][0-9a-fA-F]+;?|[a-zA-Z][a-zA-Z0-9]*;?)/y;
+  let i = 0;
+  while (i < raw.length) {
+    entity.lastIndex = i;
+    const match = raw[i] === '&' ? entity.exec(raw) : null;
+    const decoded = match ? decodeHTMLAttribute(match[0]) : raw[i];
+    const length = match && decoded !== match[0] ? match[0].length : 1;
+    const piece = length === 1 ? raw[i] : decoded;
+    for (let k = 0; k < piece.length; k++) offsets.push(i);
+    text += piece;
+    i += length;
+  }
+  offsets.push(raw.length);
+  return { text, offsets };
+}
+
+/**
+ * The text of an attribute value range: the bytes decoded with the page's
+ * charset, then its character references decoded.
+ * @param {DocumentView} view
+ * @param {number} start
+ * @param {number} end
+ */
+function attributeText(view, start, end) {
+  return decodeHTMLAttribute(view.decode(start, end));
+}

@@ -1,0 +1,391 @@
+/**
+ * The site model: the files of an input directory, its pages and style sheets,
+ * and the reference graph between them, with each reference's exact byte range.
+ * Passes read it, change files through it, and it writes the output.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { DocumentView } from './document-view.js';
+import { decodeBytes, detectCssCharset, detectHtmlCharset, encodeText } from './charset.js';
+import { htmlReferences } from './html-refs.js';
+import { cssUrls } from './css-refs.js';
+import { string as cssString } from 'css-tree';
+import { baseDirectory, resolveReference } from './resolve.js';
+import { REFERENCE_KINDS } from './reference-kinds.js';
+import { isHtmlPath, mimeType, extensionOf } from './mime.js';
+import { walkSite, errorCode } from './walk.js';
+import { applyEdits, encodePath } from './edits.js';
+
+/**
+ * @typedef {import('./reference-kinds.js').ReferenceKind} ReferenceKind
+ * @typedef {import('./resolve.js').ResolveStatus} ResolveStatus
+ * @typedef {import('./walk.js').SkippedEntry} SkippedEntry
+ *
+ * @typedef {object} Reference
+ * @property {string} source site path of the page or style sheet that holds it
+ * @property {ReferenceKind} kind
+ * @property {string} url the URL as written, decoded as a browser reads it
+ * @property {number} start byte offset of the URL in the source
+ * @property {number} end byte offset after it
+ * @property {string} [element]
+ * @property {string} [attribute]
+ * @property {ResolveStatus} status
+ * @property {string} [target] the site path it resolves to, when status is 'ok'
+ * @property {'exact' | 'index' | 'extensionless'} [via]
+ * @property {string} [note]
+ *
+ * @typedef {object} Warning
+ * @property {string} file site path, or '' for the whole build
+ * @property {string} code short stable identifier, e.g. 'reference-escapes'
+ * @property {string} message one line for people
+ *
+ * @typedef {object} SiteOptions
+ * @property {string[]} [origins] absolute origins that are this site, e.g. https://www.example.com
+ * @property {(absPath: string) => boolean} [exclude] files and folders to leave out of the site
+ */
+
+/** Extensions tried, in order, when an extensionless URL matches several files. */
+const PREFERRED_EXTENSIONS = /** @type {Partial<Record<ReferenceKind, string[]>>} */ ({
+  img: ['gif', 'png', 'jpg', 'jpeg', 'webp', 'svg'],
+  'input-image': ['gif', 'png', 'jpg', 'jpeg'],
+  background: ['gif', 'png', 'jpg', 'jpeg'],
+  stylesheet: ['css'],
+  'css-import': ['css'],
+  script: ['js', 'mjs'],
+  iframe: ['html', 'htm'],
+  frame: ['html', 'htm'],
+  anchor: ['html', 'htm'],
+});
+
+export class SiteFile {
+  /**
+   * @param {string} sitePath
+   * @param {string | null} absPath the input file, or null for a file a pass created
+   * @param {number} size
+   * @param {number} mtimeMs
+   */
+  constructor(sitePath, absPath, size, mtimeMs) {
+    this.path = sitePath;
+    this.absPath = absPath;
+    /** Size of the input file. */
+    this.size = size;
+    this.mtimeMs = mtimeMs;
+    this.mime = mimeType(sitePath);
+    /** @type {'page' | 'stylesheet' | 'asset'} */
+    this.role = isHtmlPath(sitePath) ? 'page' : extensionOf(sitePath) === 'css' ? 'stylesheet' : 'asset';
+    /** @type {string | null} */
+    this.charset = null;
+    this.bomLength = 0;
+    /** @type {Reference[]} */
+    this.references = [];
+    /** The page's <base href>, if any. @type {string | null} */
+    this.baseHref = null;
+    /** Bytes of a page or style sheet, kept because passes edit them. @type {Buffer | null} */
+    this.source = null;
+    /** Output bytes when a pass changed the file; null: the output is the input. @type {Buffer | null} */
+    this.output = null;
+  }
+
+  get changed() {
+    return this.output !== null;
+  }
+
+  get outputSize() {
+    return this.output ? this.output.length : this.size;
+  }
+}
+
+export class Site {
+  /**
+   * @param {string} root absolute real path of the input directory
+   * @param {SiteOptions} options
+   */
+  constructor(root, options = {}) {
+    this.root = root;
+    this.options = options;
+    /** @type {Map<string, SiteFile>} in site-path order */
+    this.files = new Map();
+    /** @type {Set<string>} */
+    this.directories = new Set();
+    /** Symlinks out of the root and the like: never read. @type {Map<string, SkippedEntry>} */
+    this.skipped = new Map();
+    /** @type {Warning[]} */
+    this.warnings = [];
+    /** @type {Map<string, string[]>} file names by directory, for extensionless lookup */
+    this.filesByDirectory = new Map();
+    /** @type {import('./resolve.js').SiteIndex} */
+    this.index = {
+      isFile: (p) => this.files.has(p),
+      isDirectory: (p) => this.directories.has(p),
+      filesIn: (dir) => this.filesByDirectory.get(dir) ?? [],
+      isOutside: (p) => this.skipped.get(p)?.reason === 'outside-root',
+    };
+  }
+
+  /**
+   * Reads a site: lists its files, parses its pages and the style sheets they
+   * use, and resolves every reference.
+   * @param {string} root
+   * @param {SiteOptions} [options]
+   */
+  static async read(root, options = {}) {
+    const realRoot = await fs.realpath(root);
+    const site = new Site(realRoot, options);
+    const walked = await walkSite(realRoot, { exclude: options.exclude });
+    for (const dir of walked.directories) site.directories.add(dir);
+    for (const entry of walked.skipped) {
+      site.skipped.set(entry.path, entry);
+      site.warn(entry.path, `skipped-${entry.reason}`, entry.message);
+    }
+    for (const f of walked.files) site.addEntry(new SiteFile(f.path, f.absPath, f.size, f.mtimeMs));
+    await site.parseAll();
+    return site;
+  }
+
+  /** @param {SiteFile} file */
+  addEntry(file) {
+    this.files.set(file.path, file);
+    const dir = path.posix.dirname(file.path) === '.' ? '' : path.posix.dirname(file.path);
+    const names = this.filesByDirectory.get(dir) ?? [];
+    names.push(path.posix.basename(file.path));
+    this.filesByDirectory.set(dir, names);
+  }
+
+  /** Parses every page, then every style sheet (by extension or because a page links it as one). */
+  async parseAll() {
+    for (const file of this.pages) await this.parse(file);
+    /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
+    const cssFallback = new Map();
+    const queue = [...this.files.values()].filter((f) => f.role === 'stylesheet');
+    const noteStylesheets = (/** @type {SiteFile} */ from) => {
+      for (const ref of from.references) {
+        if (ref.status !== 'ok' || !ref.target || (ref.kind !== 'stylesheet' && ref.kind !== 'css-import')) continue;
+        const target = /** @type {SiteFile} */ (this.files.get(ref.target));
+        if (!cssFallback.has(target.path) && from.charset) cssFallback.set(target.path, from.charset);
+        if (target.role === 'asset') {
+          target.role = 'stylesheet';
+          queue.push(target);
+        }
+      }
+    };
+    for (const page of this.pages) noteStylesheets(page);
+    const parsed = new Set();
+    while (queue.length) {
+      const css = /** @type {SiteFile} */ (queue.shift());
+      if (parsed.has(css.path)) continue;
+      parsed.add(css.path);
+      await this.parse(css, cssFallback.get(css.path));
+      noteStylesheets(css);
+    }
+  }
+
+  /**
+   * Reads and parses one page or style sheet, replacing its references.
+   * @param {SiteFile} file
+   * @param {string} [cssFallbackCharset]
+   */
+  async parse(file, cssFallbackCharset) {
+    if (!file.source) {
+      const bytes = await this.readInput(file);
+      if (!bytes) return;
+      file.source = bytes;
+    }
+    const bytes = file.output ?? file.source;
+    if (file.role === 'page') {
+      const { charset, bomLength } = detectHtmlCharset(bytes);
+      file.charset = charset;
+      file.bomLength = bomLength;
+      const found = htmlReferences(new DocumentView(bytes, charset, bomLength));
+      file.baseHref = found.baseHref;
+      file.references = found.references.map((r) => this.resolve(file, r));
+    } else if (file.role === 'stylesheet') {
+      const { charset, bomLength } = detectCssCharset(bytes, cssFallbackCharset);
+      file.charset = charset;
+      file.bomLength = bomLength;
+      const view = new DocumentView(bytes, charset, bomLength);
+      file.references = cssUrls(view.text).map((u) => {
+        let url = view.decode(u.start, u.end);
+        if (u.escaped) url = cssString.decode(`"${url}"`);
+        /** @type {ReferenceKind} */
+        const kind = u.kind === 'import' ? 'css-import' : 'css-url';
+        return this.resolve(file, { kind, url, start: view.byteOffset(u.start), end: view.byteOffset(u.end) });
+      });
+    }
+  }
+
+  /**
+   * @param {SiteFile} file
+   * @returns {Promise<Buffer | null>}
+   */
+  async readInput(file) {
+    if (!file.absPath) return file.output;
+    try {
+      return await fs.readFile(file.absPath);
+    } catch (error) {
+      this.warn(file.path, 'unreadable', `cannot read: ${errorCode(error)}`);
+      return null;
+    }
+  }
+
+  /**
+   * @param {SiteFile} from
+   * @param {import('./html-refs.js').FoundReference} found
+   * @returns {Reference}
+   */
+  resolve(from, found) {
+    const dir = path.posix.dirname(from.path) === '.' ? '' : path.posix.dirname(from.path);
+    // <base href> moves the base of the page's relative URLs; a base on another site makes them external.
+    const baseDir = from.baseHref === null ? dir : baseDirectory(from.baseHref, dir, this.options.origins ?? []);
+    if (baseDir === null && !isAbsolute(found.url)) return { source: from.path, ...found, status: 'external' };
+    const r = resolveReference(found.url, baseDir ?? dir, this.index, { origins: this.options.origins, prefer: PREFERRED_EXTENSIONS[found.kind] });
+    /** @type {Reference} */
+    const ref = { source: from.path, ...found, status: r.status };
+    if (r.path) ref.target = r.path;
+    if (r.via) ref.via = r.via;
+    if (r.note) ref.note = r.note;
+    return ref;
+  }
+
+  /** @param {string} file @param {string} code @param {string} message */
+  warn(file, code, message) {
+    this.warnings.push({ file, code, message });
+  }
+
+  get pages() {
+    return [...this.files.values()].filter((f) => f.role === 'page');
+  }
+
+  get stylesheets() {
+    return [...this.files.values()].filter((f) => f.role === 'stylesheet');
+  }
+
+  /** Every reference of every page and style sheet, in file then byte order. */
+  get references() {
+    return [...this.files.values()].flatMap((f) => f.references);
+  }
+
+  /**
+   * The references that resolve to a file.
+   * @param {string} target
+   */
+  referencesTo(target) {
+    return this.references.filter((r) => r.target === target);
+  }
+
+  /**
+   * The current bytes of a file: what a pass wrote, or the input.
+   * @param {string} sitePath
+   * @returns {Promise<Buffer>}
+   */
+  async read(sitePath) {
+    const file = this.get(sitePath);
+    if (file.output) return file.output;
+    if (file.source) return file.source;
+    const bytes = await this.readInput(file);
+    if (!bytes) throw new Error(`${sitePath}: cannot read`);
+    return bytes;
+  }
+
+  /** @param {string} sitePath */
+  get(sitePath) {
+    const file = this.files.get(sitePath);
+    if (!file) throw new Error(`no file ${sitePath} in the site`);
+    return file;
+  }
+
+  /**
+   * Sets the output bytes of a file; pages and style sheets are parsed again.
+   * @param {string} sitePath
+   * @param {Buffer} bytes
+   */
+  async write(sitePath, bytes) {
+    const file = this.get(sitePath);
+    file.output = bytes;
+    if (file.role !== 'asset') await this.parse(file);
+  }
+
+  /**
+   * Adds a file a pass created (a converted image, a shared style sheet).
+   * @param {string} sitePath
+   * @param {Buffer} bytes
+   * @param {number} [mtimeMs] defaults to the newest input's, so output is deterministic
+   */
+  add(sitePath, bytes, mtimeMs) {
+    if (this.files.has(sitePath)) throw new Error(`${sitePath} already exists in the site`);
+    const file = new SiteFile(sitePath, null, 0, mtimeMs ?? this.newestMtime());
+    file.output = bytes;
+    this.addEntry(file);
+    return file;
+  }
+
+  /** @param {string} sitePath */
+  remove(sitePath) {
+    this.files.delete(sitePath);
+    const dir = path.posix.dirname(sitePath) === '.' ? '' : path.posix.dirname(sitePath);
+    const names = this.filesByDirectory.get(dir);
+    if (names) this.filesByDirectory.set(dir, names.filter((n) => n !== path.posix.basename(sitePath)));
+  }
+
+  newestMtime() {
+    let newest = 0;
+    for (const f of this.files.values()) if (f.absPath && f.mtimeMs > newest) newest = f.mtimeMs;
+    return newest;
+  }
+
+  /**
+   * Points references at other files by editing only the bytes of their URLs.
+   * The new URL keeps the old one's directory part, query and fragment when the
+   * target stays in the same directory, and is relative to the source otherwise.
+   * @param {{ ref: Reference, target: string }[]} changes references of one or more sources
+   */
+  async retarget(changes) {
+    /** @type {Map<string, import('./edits.js').Edit[]>} */
+    const bySource = new Map();
+    for (const { ref, target } of changes) {
+      const source = this.get(ref.source);
+      const current = source.output ?? source.source;
+      if (!current) throw new Error(`${ref.source} has no bytes to edit`);
+      const url = retargetUrl(ref, target, current, /** @type {string} */ (source.charset));
+      const edits = bySource.get(ref.source) ?? [];
+      edits.push({ start: ref.start, end: ref.end, bytes: encodeText(url, /** @type {string} */ (source.charset)) });
+      bySource.set(ref.source, edits);
+    }
+    for (const [sourcePath, edits] of bySource) {
+      const source = this.get(sourcePath);
+      await this.write(sourcePath, applyEdits(/** @type {Buffer} */ (source.output ?? source.source), edits));
+    }
+    return [...bySource.keys()];
+  }
+}
+
+/**
+ * @param {Reference} ref
+ * @param {string} target new site path
+ * @param {Buffer} bytes current bytes of the source
+ * @param {string} charset
+ */
+function retargetUrl(ref, target, bytes, charset) {
+  const raw = decodeBytes(bytes.subarray(ref.start, ref.end), charset);
+  const oldTarget = /** @type {string} */ (ref.target);
+  const suffix = /[?#].*$/s.exec(ref.url)?.[0] ?? '';
+  const sameDir = path.posix.dirname(oldTarget) === path.posix.dirname(target);
+  const lastSlash = raw.split(/[?#]/)[0].lastIndexOf('/');
+  if (sameDir && ref.via !== 'index' && !/[?#&\\]/.test(raw.slice(0, lastSlash + 1))) {
+    // Keep the URL's own directory prefix, as written (relative, rooted or absolute).
+    return raw.slice(0, lastSlash + 1) + encodePath(path.posix.basename(target)) + encodeSuffix(suffix);
+  }
+  const fromDir = path.posix.dirname(ref.source);
+  return encodePath(path.posix.relative(fromDir === '.' ? '' : fromDir, target)) + encodeSuffix(suffix);
+}
+
+/** @param {string} suffix a query and fragment, decoded */
+function encodeSuffix(suffix) {
+  return encodeURI(suffix).replace(/['()"]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** @param {string} url */
+function isAbsolute(url) {
+  return /^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\//.test(url.trim());
+}
+
+export { REFERENCE_KINDS };

@@ -1,0 +1,104 @@
+/**
+ * The build summary: what `build --json` prints and `optimize()` returns.
+ */
+import { readFileSync } from 'node:fs';
+import { requestsPerPage } from './requests.js';
+
+export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).version;
+
+/**
+ * @typedef {object} BuildSummary
+ * @property {string} tool
+ * @property {string} version
+ * @property {string} input
+ * @property {string} output
+ * @property {{ files: number, pages: number, stylesheets: number, assets: number, bytesIn: number, bytesOut: number, bytesSaved: number, references: number, requestsBefore: number, requestsAfter: number, warnings: number }} totals
+ * @property {{ path: string, charset: string | null, bytes: number, references: number, requestsBefore: number, requestsAfter: number }[]} pages
+ * @property {{ path: string, type: string, role: string, bytesIn: number, bytesOut: number }[]} assets
+ * @property {Record<string, number>} referencesByKind
+ * @property {Record<string, number>} referencesByStatus
+ * @property {{ source: string, kind: string, url: string, start: number, end: number, status: string, target?: string, via?: string, note?: string }[]} references
+ * @property {import('./pipeline.js').PassReport[]} passes
+ * @property {import('./site/site.js').Warning[]} warnings
+ * @property {{ written: number, copied: number, removed: number }} written
+ * @property {number} ms
+ */
+
+/**
+ * @param {import('./site/site.js').Site} site
+ * @param {{ input: string, output: string, inputBytes: number, requestsBefore: Record<string, number>, passes: import('./pipeline.js').PassReport[], written: { written: number, copied: number, removed: number }, ms: number }} run
+ * @returns {BuildSummary}
+ */
+export function summarize(site, run) {
+  const files = [...site.files.values()];
+  const references = site.references;
+  const requestsAfter = requestsPerPage(site);
+  /** @type {Record<string, number>} */
+  const byKind = {};
+  /** @type {Record<string, number>} */
+  const byStatus = {};
+  for (const r of references) {
+    byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
+    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+  }
+  const bytesOut = files.reduce((sum, f) => sum + f.outputSize, 0);
+  const sum = (/** @type {Record<string, number>} */ m) => Object.values(m).reduce((a, b) => a + b, 0);
+  const warnings = [...site.warnings, ...referenceWarnings(site)];
+  return {
+    tool: 'pagediet',
+    version: VERSION,
+    input: run.input,
+    output: run.output,
+    totals: {
+      files: files.length,
+      pages: files.filter((f) => f.role === 'page').length,
+      stylesheets: files.filter((f) => f.role === 'stylesheet').length,
+      assets: files.filter((f) => f.role === 'asset').length,
+      bytesIn: run.inputBytes,
+      bytesOut,
+      bytesSaved: run.inputBytes - bytesOut,
+      references: references.length,
+      requestsBefore: sum(run.requestsBefore),
+      requestsAfter: sum(requestsAfter),
+      warnings: warnings.length,
+    },
+    pages: site.pages.map((p) => ({
+      path: p.path,
+      charset: p.charset,
+      bytes: p.outputSize,
+      references: p.references.length,
+      requestsBefore: run.requestsBefore[p.path] ?? 0,
+      requestsAfter: requestsAfter[p.path] ?? 0,
+    })),
+    assets: files.filter((f) => f.role !== 'page').map((f) => ({ path: f.path, type: f.mime, role: f.role, bytesIn: f.size, bytesOut: f.outputSize })),
+    referencesByKind: sortKeys(byKind),
+    referencesByStatus: sortKeys(byStatus),
+    references: references.map((r) => ({ source: r.source, kind: r.kind, url: r.url, start: r.start, end: r.end, status: r.status, ...(r.target ? { target: r.target } : {}), ...(r.via ? { via: r.via } : {}), ...(r.note ? { note: r.note } : {}) })),
+    passes: run.passes,
+    warnings,
+    written: run.written,
+    ms: run.ms,
+  };
+}
+
+/**
+ * One warning per reference that does not resolve to a file of the site
+ * (external URLs are listed in the references, not warned about).
+ * @param {import('./site/site.js').Site} site
+ */
+function referenceWarnings(site) {
+  const messages = /** @type {Record<string, string>} */ ({
+    missing: 'points at a file that does not exist',
+    escapes: 'leaves the site root: not followed',
+    invalid: 'is not a usable URL',
+    ambiguous: 'matches several files',
+  });
+  return site.references
+    .filter((r) => messages[r.status])
+    .map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${messages[r.status]}${r.note ? ` (${r.note})` : ''}` }));
+}
+
+/** @param {Record<string, number>} map */
+function sortKeys(map) {
+  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1)));
+}

@@ -1,0 +1,73 @@
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TEMP_SUFFIX } from '../src/util/atomic.js';
+import { MARKER } from '../src/output.js';
+import { tempDir, writeTree, readTree } from './helpers/tmp.js';
+
+const BIN = path.resolve('bin/pagediet.js');
+
+/** Starts a build and kills it with SIGKILL after delayMs (or lets it finish when delayMs is null). */
+function buildAndKill(input, out, delayMs) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, 'build', input, '--out', out, '--force', '--quiet'], { stdio: 'ignore' });
+    const timer = delayMs === null ? null : setTimeout(() => child.kill('SIGKILL'), delayMs);
+    child.on('exit', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code, signal });
+    });
+  });
+}
+
+describe('interrupted builds', () => {
+  it('never leave a partial file under a final name, whenever the build is killed', async () => {
+    // Large enough that copying takes a while, so kills land in the middle of writes.
+    const files = { 'index.html': '<p>big site</p>' };
+    let seed = crypto.createHash('sha256').update('pagediet').digest();
+    for (let i = 0; i < 24; i++) {
+      const chunks = [];
+      for (let k = 0; k < 1024; k++) {
+        seed = crypto.createHash('sha256').update(seed).digest();
+        chunks.push(Buffer.alloc(2048, seed));
+      }
+      files[`data/blob-${String(i).padStart(2, '0')}.bin`] = Buffer.concat(chunks);
+    }
+    const input = await writeTree(await tempDir(), files);
+    const source = await readTree(input);
+    const digest = (tree) => new Map([...tree].map(([name, bytes]) => [name, crypto.createHash('sha256').update(bytes).digest('hex')]));
+    const out = path.join(await tempDir(), 'out');
+
+    const started = Date.now();
+    expect(await buildAndKill(input, out, null)).toEqual({ code: 0, signal: null });
+    const fullMs = Date.now() - started;
+    await fs.rm(out, { recursive: true });
+
+    let killed = 0;
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const delay = Math.round((fullMs * (attempt + 0.5)) / 10);
+      const result = await buildAndKill(input, out, delay);
+      if (result.signal === 'SIGKILL') killed++;
+      let written;
+      try {
+        written = await readTree(out);
+      } catch {
+        continue; // killed before the output directory existed
+      }
+      for (const [name, bytes] of written) {
+        if (name.endsWith(TEMP_SUFFIX) || name === MARKER) continue;
+        expect(source.has(name), `${name} is a file of the input`).toBe(true);
+        expect(bytes.equals(source.get(name)), `${name} is whole`).toBe(true);
+      }
+    }
+    expect(killed).toBeGreaterThan(0);
+
+    // The next complete run clears what killed runs left behind.
+    expect(await buildAndKill(input, out, null)).toEqual({ code: 0, signal: null });
+    const final = await readTree(out);
+    expect([...final.keys()].filter((n) => n.endsWith(TEMP_SUFFIX))).toEqual([]);
+    final.delete(MARKER);
+    expect(digest(final)).toEqual(digest(source));
+  }, 60_000);
+});

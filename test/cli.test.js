@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { tempDir, writeTree } from './helpers/tmp.js';
+
+const run = promisify(execFile);
+const BIN = path.resolve('bin/pagediet.js');
+
+/** Runs the CLI; resolves with code, stdout and stderr whatever the exit code. */
+async function cli(args, options = {}) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { ...options, env: { ...process.env, PAGEDIET_DEBUG: '' } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    return { code: error.code, stdout: error.stdout, stderr: error.stderr };
+  }
+}
+
+describe('command line', () => {
+  it('lists every command in --help and prints the version', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    for (const command of ['build', 'demo', 'load', 'report', 'configs', 'serve']) expect(help.stdout).toMatch(new RegExp(`^  ${command} `, 'm'));
+    const pkg = JSON.parse(await fs.readFile('package.json', 'utf8'));
+    expect((await cli(['--version'])).stdout).toBe(`${pkg.version}\n`);
+    for (const command of ['build', 'demo', 'load', 'report', 'configs', 'serve']) {
+      const sub = await cli([command, '--help']);
+      expect([sub.code, sub.stdout.split('\n')[0]]).toEqual([0, expect.stringMatching(new RegExp(`^Usage: pagediet ${command} `))]);
+    }
+  });
+
+  it('answers user mistakes with one line and exit code 1, never a stack trace', async () => {
+    const input = await writeTree(await tempDir(), { 'index.html': '<p>x</p>' });
+    const cases = [
+      [['build', '/no/such/dir', '--out', path.join(await tempDir(), 'o')], 'pagediet: input /no/such/dir does not exist\n'],
+      [['build', input, '--out', path.join(input, 'o')], `pagediet: output ${path.join(input, 'o')} is inside the input ${input}\n`],
+      [['build', input], 'pagediet: build needs an output directory: --out <dir>\n'],
+      [['build', input, '--out', path.join(await tempDir(), 'o'), '--only', 'nope'], "pagediet: unknown pass 'nope'; available: none yet\n"],
+      [['load', input], "pagediet: 'load' is not in pagediet 0.1.0 yet\n"],
+    ];
+    for (const [args, message] of cases) {
+      const result = await cli(args);
+      expect([result.code, result.stderr]).toEqual([1, message]);
+    }
+    const unknown = await cli(['build', input, '--frobnicate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.split('\n')[0]).toBe("error: unknown option '--frobnicate'");
+  });
+
+  it('prints the JSON summary on stdout with --json and no progress when piped', async () => {
+    const input = await writeTree(await tempDir(), { 'index.html': '<img src="a.gif">', 'a.gif': 'GIF89a' });
+    const out = path.join(await tempDir(), 'o');
+    const result = await cli(['build', input, '--out', out, '--json']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+    const summary = JSON.parse(result.stdout);
+    expect(summary.totals).toMatchObject({ files: 2, pages: 1, references: 1, requestsBefore: 2 });
+    expect(summary.referencesByKind).toEqual({ img: 1 });
+  });
+
+  it('takes options from pagediet.config.js and from package.json, with flags winning', async () => {
+    const input = await writeTree(await tempDir(), { 'index.html': '<img src="https://www.example.com/a.gif">', 'a.gif': 'GIF89a' });
+    const project = await writeTree(await tempDir(), {
+      'pagediet.config.js': `export default { out: 'from-config', origins: ['https://www.example.com'] };\n`,
+    });
+    const first = await cli(['build', input, '--json'], { cwd: project });
+    expect(first.code).toBe(0);
+    const summary = JSON.parse(first.stdout);
+    expect(summary.output).toBe(path.join(project, 'from-config'));
+    expect(summary.references[0]).toMatchObject({ status: 'ok', target: 'a.gif' });
+
+    const other = await writeTree(await tempDir(), { 'package.json': JSON.stringify({ name: 'site', pagediet: { out: 'pkg-out' } }) });
+    const second = await cli(['build', input, '--json', '--out', 'flag-out'], { cwd: other });
+    expect(JSON.parse(second.stdout).output).toBe(path.join(other, 'flag-out'));
+    const bad = await writeTree(await tempDir(), { 'package.json': JSON.stringify({ pagediet: { colour: 'red' } }) });
+    expect((await cli(['build', input], { cwd: bad })).stderr).toBe(`pagediet: package.json "pagediet": unknown option 'colour' (known: out, only, skip, force, origins, report, quiet)\n`);
+  });
+});
