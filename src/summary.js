@@ -3,6 +3,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { requestsPerPage } from './requests.js';
+import { REFERENCE_KINDS } from './site/reference-kinds.js';
 
 export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).version;
 
@@ -82,9 +83,12 @@ export function summarize(site, run) {
 }
 
 /**
- * One warning per reference that does not resolve to a file of the site
- * (external URLs are listed in the references, not warned about).
+ * One warning per subresource that does not resolve to a file of the site, and
+ * one line for all links (`<a href>`, ...) that point at pages not in it:
+ * a site built from part of a larger one has many, and they cost no request.
+ * External URLs are listed in the references, not warned about.
  * @param {import('./site/site.js').Site} site
+ * @returns {import('./site/site.js').Warning[]}
  */
 function referenceWarnings(site) {
   const messages = /** @type {Record<string, string>} */ ({
@@ -93,9 +97,15 @@ function referenceWarnings(site) {
     invalid: 'is not a usable URL',
     ambiguous: 'matches several files',
   });
-  return site.references
-    .filter((r) => messages[r.status])
-    .map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${messages[r.status]}${r.note ? ` (${r.note})` : ''}` }));
+  const unresolved = site.references.filter((r) => messages[r.status]);
+  const loaded = unresolved.filter((r) => REFERENCE_KINDS[r.kind].subresource || r.status !== 'missing');
+  const links = unresolved.filter((r) => !loaded.includes(r));
+  const warnings = loaded.map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${messages[r.status]}${r.note ? ` (${r.note})` : ''}` }));
+  if (links.length) {
+    const sources = new Set(links.map((r) => r.source));
+    warnings.push({ file: '', code: 'links-missing', message: `${links.length} links in ${sources.size} page${sources.size === 1 ? '' : 's'} point at files not in the site (see references with status "missing")` });
+  }
+  return warnings;
 }
 
 /** @param {Record<string, number>} map */

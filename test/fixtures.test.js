@@ -1,0 +1,388 @@
+// The generated test sites: deterministic, up to date with the committed
+// fixtures/, and composed as the papers describe. Generates everything twice
+// into temporary directories (about 15 s in all).
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, posix } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as cheerio from 'cheerio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeFixtures } from '../scripts/make-fixtures.js';
+
+const COMMITTED = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const SITES = ['microscape', 'ricochet', 'h2-sample'];
+const KB = 1024;
+
+/**
+ * @typedef {object} ManifestFile
+ * @property {string} path
+ * @property {number} bytes
+ * @property {string} sha256
+ * @property {string} kind
+ * @property {string} [url]
+ * @property {number} [uses]
+ * @property {number} [width]
+ * @property {number} [height]
+ * @property {number} [frames]
+ * @property {string | null} [text]
+ * @property {string | null} [alt]
+ * @property {boolean} [replaceable]
+ * @property {{ family: string, size: number, weight: string, style: string }} [font]
+ * @property {string} [colour]
+ * @property {string | null} [background]
+ */
+/** @typedef {{ files: ManifestFile[] }} Manifest */
+/** @typedef {{ path: string, bytes: number, gif: ReturnType<typeof walkGif> }} GifFile */
+
+/** @type {string} */
+let first;
+/** @type {string} */
+let second;
+
+/**
+ * Every file under dir, as '/'-separated relative paths, sorted.
+ * @param {string} dir
+ * @returns {Promise<string[]>}
+ */
+async function listFiles(dir) {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => posix.join(...join(e.parentPath, e.name).slice(dir.length).split(/[\\/]/).filter(Boolean)))
+    .sort();
+}
+
+/**
+ * Files written by the generator: the three site directories and manifests.
+ * @param {string} root
+ * @returns {Promise<string[]>}
+ */
+async function generatedFiles(root) {
+  const out = [];
+  for (const site of SITES) {
+    out.push(`${site}.json`);
+    for (const f of await listFiles(join(root, site))) out.push(`${site}/${f}`);
+  }
+  return out.sort();
+}
+
+/**
+ * Count the images in a GIF by walking its blocks (independent of omggif).
+ * @param {Buffer} buf
+ * @returns {{ frames: number, disposals: number[], localPalettes: number, transparent: boolean, loop: boolean }}
+ */
+function walkGif(buf) {
+  const sig = buf.subarray(0, 6).toString('latin1');
+  if (sig !== 'GIF89a' && sig !== 'GIF87a') throw new Error('not a GIF');
+  let p = 13;
+  const flags = buf[10];
+  if (flags & 0x80) p += 3 * (2 << (flags & 7));
+  let frames = 0;
+  let localPalettes = 0;
+  let transparent = false;
+  let loop = false;
+  const disposals = [];
+  while (p < buf.length) {
+    const b = buf[p++];
+    if (b === 0x3b) return { frames, disposals, localPalettes, transparent, loop };
+    if (b === 0x21) {
+      const label = buf[p++];
+      if (label === 0xf9) {
+        disposals.push((buf[p + 1] >> 2) & 7);
+        if (buf[p + 1] & 1) transparent = true;
+      }
+      if (label === 0xff && buf.subarray(p + 1, p + 12).toString('latin1') === 'NETSCAPE2.0') loop = true;
+      while (buf[p]) p += buf[p] + 1;
+      p++;
+    } else if (b === 0x2c) {
+      frames++;
+      const f = buf[p + 8];
+      p += 9;
+      if (f & 0x80) {
+        localPalettes++;
+        p += 3 * (2 << (f & 7));
+      }
+      p++; // LZW minimum code size
+      while (buf[p]) p += buf[p] + 1;
+      p++;
+    } else {
+      throw new Error(`bad GIF block 0x${b.toString(16)} at ${p - 1}`);
+    }
+  }
+  throw new Error('GIF without trailer');
+}
+
+/**
+ * Subresource references in a page: [tag, attribute, value].
+ * @param {string} html
+ * @returns {{ images: string[], other: string[] }}
+ */
+function references(html) {
+  const $ = cheerio.load(html);
+  /** @type {string[]} */
+  const images = [];
+  /** @type {string[]} */
+  const other = [];
+  $('img[src]').each((_, el) => void images.push(String($(el).attr('src'))));
+  $('input[src]').each((_, el) => void images.push(String($(el).attr('src'))));
+  $('[background]').each((_, el) => void images.push(String($(el).attr('background'))));
+  $('link[href]').each((_, el) => void other.push(String($(el).attr('href'))));
+  $('script[src], embed[src], iframe[src], frame[src], object[data], source[src], video[src], audio[src]').each((_, el) => void other.push(String($(el).attr('src') ?? $(el).attr('data'))));
+  return { images, other };
+}
+
+/**
+ * Map an image URL from the page to a file of the site, as a server would:
+ * root-relative and relative URLs both resolve against the site root, and an
+ * extensionless URL is served by the .gif file of that name.
+ * @param {string} url
+ * @param {Set<string>} files
+ * @returns {string | undefined}
+ */
+function resolveImage(url, files) {
+  const path = url.replace(/^\//, '');
+  if (files.has(path)) return path;
+  if (!/\.[a-z]+$/i.test(path) && files.has(`${path}.gif`)) return `${path}.gif`;
+  return undefined;
+}
+
+/**
+ * @param {string} site
+ * @returns {Promise<{ manifest: Manifest, dir: string, files: string[] }>}
+ */
+async function site(site) {
+  const dir = join(first, site);
+  return { manifest: JSON.parse(await readFile(join(first, `${site}.json`), 'utf8')), dir, files: await listFiles(dir) };
+}
+
+beforeAll(async () => {
+  first = await mkdtemp(join(tmpdir(), 'pagediet-fixtures-a-'));
+  second = await mkdtemp(join(tmpdir(), 'pagediet-fixtures-b-'));
+  await makeFixtures(first);
+  await makeFixtures(second);
+}, 120_000);
+
+afterAll(async () => {
+  await rm(first, { recursive: true, force: true });
+  await rm(second, { recursive: true, force: true });
+});
+
+describe('generator', () => {
+  it('writes the same bytes on every run', async () => {
+    const a = await generatedFiles(first);
+    const b = await generatedFiles(second);
+    expect(b).toEqual(a);
+    for (const f of a) {
+      const [x, y] = await Promise.all([readFile(join(first, f)), readFile(join(second, f))]);
+      expect(x.equals(y), f).toBe(true);
+    }
+  });
+
+  it('matches the committed fixtures/ (run `npm run fixtures` after changing the generator)', async () => {
+    const generated = await generatedFiles(first);
+    expect(await generatedFiles(COMMITTED)).toEqual(generated);
+    const stale = [];
+    for (const f of generated) {
+      const [x, y] = await Promise.all([readFile(join(first, f)), readFile(join(COMMITTED, f))]);
+      if (!x.equals(y)) stale.push(f);
+    }
+    expect(stale).toEqual([]);
+  });
+
+  it('lists every file in each manifest with its size and hash', async () => {
+    const { createHash } = await import('node:crypto');
+    for (const name of SITES) {
+      const { manifest, dir, files } = await site(name);
+      expect(manifest.files.map((f) => f.path)).toEqual(files);
+      for (const f of manifest.files) {
+        const bytes = await readFile(join(dir, f.path));
+        expect(f.bytes, f.path).toBe(bytes.length);
+        expect(f.sha256, f.path).toBe(createHash('sha256').update(bytes).digest('hex'));
+      }
+    }
+  });
+});
+
+describe('microscape (SIGCOMM 97)', () => {
+  it('has a 42 KB HTML page in 1997 style and ISO-8859-1', async () => {
+    const html = await readFile(join(first, 'microscape', 'index.html'));
+    expect(html.length).toBeGreaterThanOrEqual(42000);
+    expect(html.length).toBeLessThanOrEqual(43500);
+    const text = html.toString('latin1');
+    expect(text.startsWith('<!DOCTYPE HTML PUBLIC "-//W3C//DTD HTML 3.2 Final//EN">')).toBe(true);
+    expect(text).toContain('<META HTTP-EQUIV="Content-Type" CONTENT="text/html; charset=iso-8859-1">');
+    expect(html.includes(0xa9)).toBe(true); // the copyright sign as one Latin-1 byte
+    expect(html.includes(0xe9)).toBe(true); // e acute
+    expect(html.includes(Buffer.from('\u00e9', 'utf8'))).toBe(false);
+    const tags = text.match(/<\/?[A-Za-z]+/g) ?? [];
+    const upper = tags.filter((t) => t.replace(/[</]/g, '') === t.replace(/[</]/g, '').toUpperCase()).length;
+    expect(upper / tags.length).toBeGreaterThan(0.6);
+    for (const mixed of ['<Td', '<Font', 'Width=']) expect(text).toContain(mixed);
+    for (const legacy of ['<BR CLEAR=ALL>', 'HSPACE=', 'VSPACE=', 'BORDER=0', 'ALIGN=CENTER', '<TABLE', '<FONT']) expect(text).toContain(legacy);
+  });
+
+  it('references exactly 42 distinct GIFs and nothing else', async () => {
+    const { files } = await site('microscape');
+    const html = (await readFile(join(first, 'microscape', 'index.html'))).toString('latin1');
+    const refs = references(html);
+    expect(refs.other).toEqual([]);
+    const urls = [...new Set(refs.images)];
+    expect(urls).toHaveLength(42);
+    const gifs = new Set(files.filter((f) => f.endsWith('.gif')));
+    expect(gifs.size).toBe(42);
+    const resolved = urls.map((u) => resolveImage(u, gifs));
+    expect(resolved.filter((r) => r === undefined)).toEqual([]);
+    expect(new Set(resolved).size).toBe(42);
+    expect(files.filter((f) => !f.endsWith('.gif')).sort()).toEqual(['README.md', 'index.html']);
+    expect(urls.filter((u) => !/\.gif$/.test(u)).length).toBeGreaterThanOrEqual(1);
+    expect(urls.filter((u) => u.startsWith('/')).length).toBeGreaterThanOrEqual(1);
+    expect(urls.filter((u) => !u.startsWith('/')).length).toBeGreaterThanOrEqual(1);
+    const $ = cheerio.load(html);
+    expect($('form input[type=image]').length).toBe(1);
+    expect($('td[background], body[background]').length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('has 40 static GIFs in the paper size buckets and 2 animations', async () => {
+    const { dir, manifest } = await site('microscape');
+    /** @type {GifFile[]} */
+    const stills = [];
+    /** @type {GifFile[]} */
+    const anims = [];
+    for (const f of manifest.files.filter((f) => f.path.endsWith('.gif'))) {
+      const bytes = await readFile(join(dir, f.path));
+      const g = walkGif(bytes);
+      expect(g.frames, f.path).toBe(f.frames);
+      (g.frames > 1 ? anims : stills).push({ path: f.path, bytes: bytes.length, gif: g });
+    }
+    expect(stills).toHaveLength(40);
+    expect(anims).toHaveLength(2);
+    const bucket = (/** @type {number} */ lo, /** @type {number} */ hi) => stills.filter((s) => s.bytes >= lo && s.bytes < hi).length;
+    expect([bucket(0, KB), bucket(KB, 2 * KB), bucket(2 * KB, 3 * KB), bucket(3 * KB, Infinity)]).toEqual([19, 7, 6, 8]);
+    const staticBytes = stills.reduce((n, s) => n + s.bytes, 0);
+    expect(Math.abs(staticBytes - 103299) / 103299).toBeLessThanOrEqual(0.03);
+    const animBytes = anims.reduce((n, s) => n + s.bytes, 0);
+    expect(Math.abs(animBytes - 24988) / 24988).toBeLessThanOrEqual(0.05);
+    const sizes = stills.map((s) => s.bytes);
+    expect(Math.min(...sizes)).toBeGreaterThanOrEqual(60);
+    expect(Math.min(...sizes)).toBeLessThanOrEqual(80);
+    expect(Math.max(...sizes)).toBeGreaterThan(38000);
+    expect(Math.max(...sizes)).toBeLessThan(42000);
+    const solutions = stills.find((s) => s.path === 'images/solutions.gif');
+    expect(solutions).toBeDefined();
+    expect(Math.abs((solutions?.bytes ?? 0) - 682) / 682).toBeLessThanOrEqual(0.15);
+    // Animation features: loop, transparency, all three disposals, a local colour table.
+    expect(anims.every((a) => a.gif.loop && a.gif.transparent)).toBe(true);
+    const disposals = new Set(anims.flatMap((a) => a.gif.disposals));
+    for (const d of [1, 2, 3]) expect(disposals.has(d)).toBe(true);
+    expect(anims.some((a) => a.gif.localPalettes > 0)).toBe(true);
+  });
+
+  it('describes every image in the manifest and places it at its real size', async () => {
+    const { manifest } = await site('microscape');
+    const html = (await readFile(join(first, 'microscape', 'index.html'))).toString('latin1');
+    const $ = cheerio.load(html);
+    const images = manifest.files.filter((f) => f.path.endsWith('.gif'));
+    const kinds = new Set(['text', 'symbol', 'spacer', 'rule', 'button', 'picture', 'logo', 'animation']);
+    for (const f of images) {
+      expect(kinds.has(f.kind), f.path).toBe(true);
+      expect(typeof f.replaceable).toBe('boolean');
+      expect(f.replaceable, f.path).toBe(['text', 'symbol', 'spacer', 'rule'].includes(f.kind));
+      if (f.kind === 'text') {
+        expect(f.text?.length).toBeGreaterThan(0);
+        expect(f.font?.size).toBeGreaterThanOrEqual(10);
+        expect(f.font?.size).toBeLessThanOrEqual(24);
+        expect(f.colour).toMatch(/^#[0-9A-F]{6}$/);
+      }
+    }
+    const kindCount = (/** @type {string} */ k) => images.filter((f) => f.kind === k).length;
+    for (const k of ['text', 'symbol', 'spacer', 'rule', 'button', 'picture', 'logo']) expect(kindCount(k), k).toBeGreaterThanOrEqual(1);
+    expect(kindCount('animation')).toBe(2);
+    const needOcr = images.filter((f) => f.kind === 'text' && f.alt !== f.text);
+    expect(needOcr.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(images.filter((f) => f.kind === 'text').map((f) => f.font?.family)).size).toBeGreaterThanOrEqual(3);
+    const solutions = images.find((f) => f.path === 'images/solutions.gif');
+    expect(solutions).toMatchObject({ kind: 'text', text: 'solutions', colour: '#FFFFFF', background: '#FFCC00', font: { family: 'DejaVu Sans', weight: 'bold', style: 'oblique' } });
+    // WIDTH/HEIGHT equal the real size except for stretched spacers and rules.
+    const byUrl = new Map(images.map((f) => [f.url, f]));
+    $('img, input[type=image]').each((_, el) => {
+      const f = byUrl.get(String($(el).attr('src')));
+      if (!f) throw new Error(`no manifest entry for ${$(el).attr('src')}`);
+      expect(f.alt ?? undefined).toBe($(el).attr('alt'));
+      if (f.kind === 'spacer' || f.kind === 'rule') return;
+      expect(Number($(el).attr('width')), f.path).toBe(f.width);
+      expect(Number($(el).attr('height')), f.path).toBe(f.height);
+    });
+    const spacer = images.find((f) => f.path === 'images/spacer.gif');
+    expect(spacer?.uses).toBeGreaterThan(5);
+  });
+});
+
+describe('ricochet (1999 wireless study)', () => {
+  it('has a 25 KB page with 30 GIFs making 69 KB with it', async () => {
+    const { files, dir } = await site('ricochet');
+    const html = await readFile(join(dir, 'index.html'));
+    expect(html.length).toBeGreaterThanOrEqual(25300);
+    expect(html.length).toBeLessThanOrEqual(26000);
+    const refs = references(html.toString('latin1'));
+    expect(refs.other).toEqual([]);
+    const urls = [...new Set(refs.images)];
+    expect(urls).toHaveLength(30);
+    const gifs = new Set(files.filter((f) => f.endsWith('.gif')));
+    expect(gifs.size).toBe(30);
+    expect(new Set(urls.map((u) => resolveImage(u, gifs))).size).toBe(30);
+    const sizes = [];
+    for (const g of gifs) {
+      const bytes = await readFile(join(dir, g));
+      expect(walkGif(bytes).frames).toBe(1);
+      sizes.push(bytes.length);
+    }
+    expect(Math.min(...sizes)).toBeLessThan(100);
+    expect(Math.max(...sizes)).toBeGreaterThan(9 * KB);
+    expect(Math.max(...sizes)).toBeLessThan(11.5 * KB);
+    const total = html.length + sizes.reduce((a, b) => a + b, 0);
+    expect(Math.abs(total - 69 * KB) / (69 * KB)).toBeLessThanOrEqual(0.03);
+  });
+});
+
+describe('h2-sample (2014 HTTP/2 study)', () => {
+  it('has the slide 23 composition', async () => {
+    const { files, dir } = await site('h2-sample');
+    /** @param {RegExp} re */
+    const sizesOf = async (re) => Promise.all(files.filter((f) => re.test(f)).map(async (f) => (await readFile(join(dir, f))).length));
+    const within = (/** @type {number[]} */ sizes, /** @type {number} */ target, /** @type {number} */ tol) => sizes.every((s) => Math.abs(s - target) / target <= tol);
+    expect(await sizesOf(/^index\.html$/)).toHaveLength(1);
+    expect(within(await sizesOf(/^index\.html$/), 60 * KB, 0.01)).toBe(true);
+    expect(await sizesOf(/\.css$/)).toHaveLength(1);
+    expect(within(await sizesOf(/\.css$/), 60 * KB, 0.01)).toBe(true);
+    for (const [kb, count] of [[1, 5], [10, 5], [20, 5], [37, 5]]) {
+      const s = await sizesOf(new RegExp(`^js/${kb}k-\\d+\\.js$`));
+      expect(s, `${kb} KB scripts`).toHaveLength(count);
+      expect(within(s, kb * KB, 0.01)).toBe(true);
+    }
+    expect(files.filter((f) => f.endsWith('.js'))).toHaveLength(20);
+    for (const [kb, count] of [[1, 10], [5, 10], [20, 20], [40, 5], [140, 5]]) {
+      const s = await sizesOf(new RegExp(`^img/${kb}k-\\d+\\.(png|jpg)$`));
+      expect(s, `${kb} KB images`).toHaveLength(count);
+      expect(within(s, kb * KB, 0.05), `${kb} KB images: ${s.join(', ')}`).toBe(true);
+    }
+    expect(files.filter((f) => f.startsWith('img/'))).toHaveLength(50);
+    expect(files.some((f) => f.endsWith('.png')) && files.some((f) => f.endsWith('.jpg'))).toBe(true);
+  });
+
+  it('references its 71 subresources from the page', async () => {
+    const { files, dir } = await site('h2-sample');
+    const html = (await readFile(join(dir, 'index.html'))).toString('utf8');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    const $ = cheerio.load(html);
+    const refs = [
+      ...$('link[rel=stylesheet]').map((_, el) => String($(el).attr('href'))).get(),
+      ...$('script[src]').map((_, el) => String($(el).attr('src'))).get(),
+      ...$('img[src]').map((_, el) => String($(el).attr('src'))).get(),
+    ];
+    expect(new Set(refs).size).toBe(71);
+    expect(refs.every((r) => files.includes(r))).toBe(true);
+    expect(files.filter((f) => f !== 'README.md')).toHaveLength(72);
+    const css = (await readFile(join(dir, 'css/style.css'))).toString('utf8');
+    expect(css).not.toMatch(/url\(/);
+  });
+});
