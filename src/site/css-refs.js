@@ -4,7 +4,7 @@
  * Found: url(...) in any form, the targets of import rules (a string or a
  * url), and the bare strings of image-set().
  */
-import { tokenize, tokenTypes as T } from 'css-tree';
+import { tokenize, tokenTypes as T, string as cssString } from 'css-tree';
 
 /**
  * @typedef {object} CssUrl
@@ -105,4 +105,17 @@ function isUrlFunction(token, css) {
 function isImport(tokens, i, css) {
   const prev = tokens[i - 1];
   return !!prev && prev.type === T.AtKeyword && css.slice(prev.start, prev.end).toLowerCase() === '@import';
+}
+
+/**
+ * The references of a style sheet: kinds, decoded URLs and byte ranges.
+ * @param {import('./document-view.js').DocumentView} view
+ * @returns {import('./html-refs.js').FoundReference[]}
+ */
+export function stylesheetReferences(view) {
+  return cssUrls(view.text).map((u) => {
+    let url = view.decode(u.start, u.end);
+    if (u.escaped) url = cssString.decode(`"${url}"`);
+    return { kind: u.kind === 'import' ? 'css-import' : 'css-url', url, start: view.byteOffset(u.start), end: view.byteOffset(u.end) };
+  });
 }

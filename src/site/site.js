@@ -8,8 +8,7 @@ import path from 'node:path';
 import { DocumentView } from './document-view.js';
 import { decodeBytes, detectCssCharset, detectHtmlCharset, encodeText } from './charset.js';
 import { htmlReferences } from './html-refs.js';
-import { cssUrls } from './css-refs.js';
-import { string as cssString } from 'css-tree';
+import { stylesheetReferences } from './css-refs.js';
 import { baseDirectory, resolveReference } from './resolve.js';
 import { REFERENCE_KINDS } from './reference-kinds.js';
 import { isHtmlPath, mimeType, extensionOf } from './mime.js';
@@ -203,13 +202,7 @@ export class Site {
       file.charset = charset;
       file.bomLength = bomLength;
       const view = new DocumentView(bytes, charset, bomLength);
-      file.references = cssUrls(view.text).map((u) => {
-        let url = view.decode(u.start, u.end);
-        if (u.escaped) url = cssString.decode(`"${url}"`);
-        /** @type {ReferenceKind} */
-        const kind = u.kind === 'import' ? 'css-import' : 'css-url';
-        return this.resolve(file, { kind, url, start: view.byteOffset(u.start), end: view.byteOffset(u.end) });
-      });
+      file.references = stylesheetReferences(view).map((found) => this.resolve(file, found));
     }
   }
 

@@ -1,0 +1,415 @@
+/**
+ * The robot: loads a page the way a browser does, over one of the transport
+ * strategies the studies compared, and records every request as it really
+ * crossed the connection: request and response header bytes, body bytes,
+ * status, encoding, connection, and the request that revealed it.
+ *
+ * HTTP/1.x runs on raw sockets (node's http client neither pipelines nor
+ * reports header sizes); HTTP/2 runs on node:http2 over a tapped stream
+ * whose frames are counted by stream.
+ */
+import net from 'node:net';
+import http2 from 'node:http2';
+import zlib from 'node:zlib';
+import { Duplex } from 'node:stream';
+import { performance } from 'node:perf_hooks';
+import { ResponseParser } from './http1-parser.js';
+import { FrameCounter } from './h2-frames.js';
+import { discoverSubresources } from './discover.js';
+import { VERSION } from '../summary.js';
+
+/**
+ * @typedef {'http1.0' | 'http1.1' | 'pipelined' | 'h2'} Strategy
+ * @typedef {'first' | 'revalidate'} Visit
+ *
+ * @typedef {object} RequestRecord
+ * @property {number} order when it was issued, from 0 (the page)
+ * @property {string} path path and query
+ * @property {string} kind 'page' or the reference kind that revealed it
+ * @property {number | null} parent order of the request whose response revealed it
+ * @property {number} connection which connection carried it, from 0
+ * @property {number} batch requests written to the connection together share a batch
+ * @property {number} requestBytes the request as sent (HTTP/2: its HEADERS frames)
+ * @property {number} responseHeaderBytes status line and headers (HTTP/2: HEADERS frames)
+ * @property {number} bodyBytes body bytes as sent (compressed when encoded)
+ * @property {number} framingBytes chunked encoding or HTTP/2 DATA frame headers
+ * @property {number} status
+ * @property {string | null} encoding Content-Encoding
+ * @property {string} contentType
+ * @property {number} decodedBytes the body after decoding
+ * @property {number} startMs
+ * @property {number} endMs
+ *
+ * @typedef {object} ConnectionRecord
+ * @property {number} id
+ * @property {number} controlUp bytes the client sent that belong to no request (HTTP/2 preface, SETTINGS, ...)
+ * @property {number} controlDown the same from the server
+ * @property {number[][]} writes for each write the client made, the requests in it
+ *
+ * @typedef {object} Trace
+ * @property {string} page
+ * @property {Strategy} protocol
+ * @property {Visit} visit
+ * @property {RequestRecord[]} requests
+ * @property {ConnectionRecord[]} connections
+ * @property {number} ms real elapsed time on this machine
+ *
+ * @typedef {object} CacheEntry
+ * @property {string | undefined} etag
+ * @property {string | undefined} lastModified
+ * @property {Buffer} body decoded
+ * @property {string} contentType
+ *
+ * @typedef {object} LoadOptions
+ * @property {string} origin e.g. http://127.0.0.1:8080
+ * @property {string} page path of the page, e.g. /index.html
+ * @property {Strategy} protocol
+ * @property {Visit} [visit]
+ * @property {number} [connections] parallel connections for http1.0 (default 4, Netscape's in 1997)
+ * @property {string} [acceptEncoding] default 'br, gzip'
+ * @property {Map<string, CacheEntry>} [cache] filled by a first visit, used by a revalidation
+ */
+
+export const STRATEGIES = /** @type {const} */ (['http1.0', 'http1.1', 'pipelined', 'h2']);
+
+/**
+ * Loads a page; a revalidation needs the cache its first visit filled.
+ * @param {LoadOptions} options
+ * @returns {Promise<Trace>}
+ */
+export async function loadPage(options) {
+  const visit = options.visit ?? 'first';
+  const cache = options.cache ?? new Map();
+  if (visit === 'revalidate' && cache.size === 0) throw new Error('a revalidation needs the cache of a first visit');
+  const load = new PageLoad(options, visit, cache);
+  const t0 = performance.now();
+  const runners = { 'http1.0': runHttp10, 'http1.1': runHttp11, pipelined: runPipelined, h2: runH2 };
+  await runners[options.protocol](load);
+  return { page: options.page, protocol: options.protocol, visit, requests: load.records, connections: load.connections, ms: performance.now() - t0 };
+}
+
+/** The state of one page load: what is known, queued, and recorded. */
+class PageLoad {
+  /**
+   * @param {LoadOptions} options
+   * @param {Visit} visit
+   * @param {Map<string, CacheEntry>} cache
+   */
+  constructor(options, visit, cache) {
+    this.options = options;
+    this.visit = visit;
+    this.cache = cache;
+    this.origin = new URL(options.origin);
+    this.t0 = performance.now();
+    /** @type {RequestRecord[]} */
+    this.records = [];
+    /** @type {ConnectionRecord[]} */
+    this.connections = [];
+    /** Requests discovered and not yet sent. @type {RequestRecord[]} */
+    this.queue = [];
+    /** @type {Set<string>} */
+    this.seen = new Set();
+    /** Takers waiting for a response to complete. @type {(() => void)[]} */
+    this.waiters = [];
+    this.inFlight = 0;
+    this.enqueue(new URL(options.page, this.origin), 'page', null);
+  }
+
+  /** @param {URL} url @param {string} kind @param {number | null} parent */
+  enqueue(url, kind, parent) {
+    const path = url.pathname + url.search;
+    if (this.seen.has(path)) return;
+    this.seen.add(path);
+    /** @type {RequestRecord} */
+    const record = { order: this.records.length, path, kind, parent, connection: -1, batch: -1, requestBytes: 0, responseHeaderBytes: 0, bodyBytes: 0, framingBytes: 0, status: 0, encoding: null, contentType: '', decodedBytes: 0, startMs: 0, endMs: 0 };
+    this.records.push(record);
+    this.queue.push(record);
+  }
+
+  newConnection() {
+    /** @type {ConnectionRecord} */
+    const conn = { id: this.connections.length, controlUp: 0, controlDown: 0, writes: [] };
+    this.connections.push(conn);
+    return conn;
+  }
+
+  now() {
+    return performance.now() - this.t0;
+  }
+
+  /** Request headers as a browser-like robot sends them. @param {RequestRecord} record */
+  headers(record) {
+    /** @type {[string, string][]} */
+    const h = [
+      ['User-Agent', `pagediet/${VERSION}`],
+      ['Accept', '*/*'],
+      ['Accept-Encoding', this.options.acceptEncoding ?? 'br, gzip'],
+    ];
+    const cached = this.visit === 'revalidate' ? this.cache.get(record.path) : undefined;
+    if (cached?.etag) h.push(['If-None-Match', cached.etag]);
+    if (cached?.lastModified) h.push(['If-Modified-Since', cached.lastModified]);
+    return h;
+  }
+
+  /** @param {RequestRecord} record @param {'HTTP/1.0' | 'HTTP/1.1'} version */
+  http1Request(record, version) {
+    const lines = [`GET ${record.path} ${version}`, `Host: ${this.origin.host}`, ...this.headers(record).map(([k, v]) => `${k}: ${v}`)];
+    return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+  }
+
+  /**
+   * Records a response and queues what it reveals.
+   * @param {RequestRecord} record
+   * @param {{ status: number, headers: Record<string, string | string[] | undefined>, body: Buffer }} response
+   */
+  complete(record, response) {
+    const header = (/** @type {string} */ name) => {
+      const v = response.headers[name];
+      return Array.isArray(v) ? v.join(', ') : v;
+    };
+    record.status = response.status;
+    record.encoding = header('content-encoding') ?? null;
+    record.endMs = this.now();
+    let body = null;
+    let contentType = header('content-type') ?? '';
+    if (response.status === 200) {
+      body = decode(response.body, record.encoding);
+      record.decodedBytes = body.length;
+      this.cache.set(record.path, { etag: header('etag'), lastModified: header('last-modified'), body, contentType });
+    } else if (response.status === 304) {
+      const cached = this.cache.get(record.path);
+      if (cached) ({ body, contentType } = cached);
+    }
+    record.contentType = contentType;
+    if (body) {
+      for (const found of discoverSubresources(body, contentType, new URL(record.path, this.origin))) this.enqueue(found.url, found.kind, record.order);
+    }
+    this.inFlight--;
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+
+  /**
+   * Takes up to max queued requests, waiting while the queue is empty but
+   * responses still to come may reveal more; an empty list means the page is done.
+   * Taken requests count as in flight from here, so other takers wait for them.
+   * @param {number} [max]
+   * @returns {Promise<RequestRecord[]>}
+   */
+  async take(max = Infinity) {
+    while (this.queue.length === 0 && this.inFlight > 0) {
+      await new Promise((/** @type {(v?: unknown) => void} */ resolve) => this.waiters.push(resolve));
+    }
+    const taken = this.queue.splice(0, max);
+    this.inFlight += taken.length;
+    return taken;
+  }
+}
+
+/**
+ * @param {Buffer} body
+ * @param {string | null} encoding
+ */
+function decode(body, encoding) {
+  switch ((encoding ?? '').toLowerCase()) {
+    case 'br': return zlib.brotliDecompressSync(body);
+    case 'gzip': case 'x-gzip': return zlib.gunzipSync(body);
+    case 'deflate': return zlib.inflateSync(body);
+    case '': case 'identity': return body;
+    default: throw new Error(`cannot decode Content-Encoding ${encoding}`);
+  }
+}
+
+/**
+ * A raw HTTP/1.x connection that reads responses in order.
+ * @param {PageLoad} load
+ */
+async function openHttp1(load) {
+  const socket = net.connect(Number(load.origin.port || 80), load.origin.hostname);
+  socket.setNoDelay(true);
+  await new Promise((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  const conn = load.newConnection();
+  const parser = new ResponseParser();
+  /** @type {{ record: RequestRecord, resolve: () => void, reject: (e: Error) => void }[]} */
+  const waiting = [];
+  let closed = false;
+  const settle = (/** @type {import('./http1-parser.js').ParsedResponse} */ r) => {
+    const w = /** @type {typeof waiting[number]} */ (waiting.shift());
+    w.record.responseHeaderBytes = r.headerBytes;
+    w.record.bodyBytes = r.bodyBytes;
+    w.record.framingBytes = r.bodyBytes - r.body.length;
+    load.complete(w.record, { status: r.status, headers: r.headers, body: r.body });
+    w.resolve();
+  };
+  socket.on('data', (chunk) => {
+    try {
+      for (const r of parser.push(chunk)) settle(r);
+    } catch (error) {
+      socket.destroy(/** @type {Error} */ (error));
+    }
+  });
+  socket.on('end', () => {
+    closed = true;
+    const last = parser.end();
+    if (last) settle(last);
+    for (const w of waiting.splice(0)) w.reject(new Error(`connection closed before the response to ${w.record.path}`));
+  });
+  socket.on('error', (error) => {
+    closed = true;
+    for (const w of waiting.splice(0)) w.reject(error);
+  });
+  return {
+    conn,
+    get closed() { return closed; },
+    /**
+     * Writes requests in one write and resolves when all are answered.
+     * @param {RequestRecord[]} records
+     * @param {'HTTP/1.0' | 'HTTP/1.1'} version
+     */
+    send(records, version) {
+      const buffers = records.map((record) => {
+        const bytes = load.http1Request(record, version);
+        record.requestBytes = bytes.length;
+        record.connection = conn.id;
+        record.batch = conn.writes.length;
+        record.startMs = load.now();
+        parser.expect.push('GET');
+        return bytes;
+      });
+      conn.writes.push(records.map((r) => r.order));
+      const done = records.map((record) => new Promise((/** @type {(v?: unknown) => void} */ resolve, reject) => waiting.push({ record, resolve, reject })));
+      socket.write(Buffer.concat(buffers));
+      return Promise.all(done);
+    },
+    close() {
+      socket.end();
+      return new Promise((resolve) => (closed ? resolve(undefined) : socket.once('close', resolve)));
+    },
+  };
+}
+
+/** HTTP/1.0: a new connection per request, at most N at once. @param {PageLoad} load */
+async function runHttp10(load) {
+  const limit = load.options.connections ?? 4;
+  const worker = async () => {
+    for (let batch = await load.take(1); batch.length; batch = await load.take(1)) {
+      const connection = await openHttp1(load);
+      await connection.send(batch, 'HTTP/1.0');
+      await connection.close();
+    }
+  };
+  await Promise.all(Array.from({ length: limit }, worker));
+}
+
+/** HTTP/1.1: one persistent connection, one request at a time. @param {PageLoad} load */
+async function runHttp11(load) {
+  let connection = await openHttp1(load);
+  for (let batch = await load.take(1); batch.length; batch = await load.take(1)) {
+    if (connection.closed) connection = await openHttp1(load);
+    await connection.send(batch, 'HTTP/1.1');
+  }
+  await connection.close();
+}
+
+/**
+ * Pipelined HTTP/1.1: the page request alone, then every request known at a
+ * time written in one buffer, without waiting for earlier responses.
+ * @param {PageLoad} load
+ */
+async function runPipelined(load) {
+  const connection = await openHttp1(load);
+  /** @type {Promise<unknown>[]} */
+  const pending = [];
+  for (let batch = await load.take(); batch.length; batch = await load.take()) {
+    pending.push(connection.send(batch, 'HTTP/1.1'));
+  }
+  await Promise.all(pending);
+  await connection.close();
+}
+
+/** HTTP/2: one connection, every request multiplexed as soon as it is known. @param {PageLoad} load */
+async function runH2(load) {
+  const up = new FrameCounter(true);
+  const down = new FrameCounter(false);
+  const conn = load.newConnection();
+  const session = http2.connect(load.origin.origin, { createConnection: () => tappedSocket(load.origin, up, down) });
+  await new Promise((resolve, reject) => {
+    session.once('connect', resolve);
+    session.once('error', reject);
+  });
+  /** @type {Promise<void>[]} */
+  const pending = [];
+  /** @type {{ record: RequestRecord, stream: import('node:http2').ClientHttp2Stream }[]} */
+  const streams = [];
+  for (let batch = await load.take(); batch.length; batch = await load.take()) {
+    conn.writes.push(batch.map((r) => r.order));
+    for (const record of batch) {
+      record.connection = conn.id;
+      record.batch = conn.writes.length - 1;
+      record.startMs = load.now();
+      const headers = Object.fromEntries([[':path', record.path], ...load.headers(record).map(([k, v]) => [k.toLowerCase(), v])]);
+      const stream = session.request(headers, { endStream: true });
+      streams.push({ record, stream });
+      pending.push(new Promise((resolve, reject) => {
+        /** @type {Buffer[]} */
+        const chunks = [];
+        /** @type {import('node:http2').IncomingHttpHeaders & import('node:http2').IncomingHttpStatusHeader} */
+        let responseHeaders = {};
+        stream.on('response', (h) => { responseHeaders = h; });
+        stream.on('data', (c) => chunks.push(c));
+        stream.on('end', () => {
+          load.complete(record, { status: Number(responseHeaders[':status']), headers: responseHeaders, body: Buffer.concat(chunks) });
+          resolve();
+        });
+        stream.on('error', reject);
+      }));
+    }
+  }
+  await Promise.all(pending);
+  await new Promise((resolve) => session.close(() => resolve(undefined)));
+  for (const { record, stream } of streams) {
+    const id = /** @type {number} */ (stream.id);
+    record.requestBytes = up.stream(id).headerBytes;
+    const d = down.stream(id);
+    record.responseHeaderBytes = d.headerBytes;
+    record.bodyBytes = d.dataBytes;
+    record.framingBytes = d.framingBytes;
+  }
+  conn.controlUp = up.controlBytes;
+  conn.controlDown = down.controlBytes;
+}
+
+/**
+ * A socket to the server whose bytes are counted frame by frame both ways.
+ * @param {URL} origin
+ * @param {FrameCounter} up
+ * @param {FrameCounter} down
+ */
+function tappedSocket(origin, up, down) {
+  const socket = net.connect(Number(origin.port || 80), origin.hostname);
+  socket.setNoDelay(true);
+  const duplex = new Duplex({
+    write(chunk, _encoding, callback) {
+      up.push(chunk);
+      socket.write(chunk, callback);
+    },
+    read() {},
+    final(callback) {
+      socket.end();
+      callback();
+    },
+    destroy(error, callback) {
+      socket.destroy();
+      callback(error);
+    },
+  });
+  socket.on('data', (chunk) => {
+    down.push(chunk);
+    duplex.push(chunk);
+  });
+  socket.on('end', () => duplex.push(null));
+  socket.on('error', (error) => duplex.destroy(error));
+  return duplex;
+}
