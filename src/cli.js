@@ -2,16 +2,18 @@
  * The command line: parses arguments, merges the config file, and calls the
  * library. Errors a user can fix are one line on stderr and exit code 1.
  */
+import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { build } from './pipeline.js';
 import { loadConfig } from './config.js';
 import { UserError } from './errors.js';
 import { VERSION } from './summary.js';
 import { PASSES, PASS_ORDER } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
+import { PROTOCOLS, startServer } from './loader/server.js';
 
 /** @param {string} value */
 const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
@@ -26,6 +28,7 @@ export const DEMO_SITE = fileURLToPath(new URL('../fixtures/microscape', import.
  * @property {(s: string) => void} err
  * @property {boolean} isTTY whether stderr is a terminal (progress goes there)
  * @property {string} cwd
+ * @property {() => Promise<void>} untilStopped resolves when a long-running command (serve) should stop
  */
 
 /**
@@ -41,6 +44,7 @@ export async function main(argv, io = {}) {
     err: io.err ?? ((s) => process.stderr.write(s)),
     isTTY: io.isTTY ?? Boolean(process.stderr.isTTY),
     cwd: io.cwd ?? process.cwd(),
+    untilStopped: io.untilStopped ?? untilSignal,
   };
   const program = createProgram(sys);
   try {
@@ -99,11 +103,25 @@ function createProgram(sys) {
       await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet });
     });
 
+  program
+    .command('serve')
+    .description('serve a built site on 127.0.0.1 for previewing, with its precompressed files')
+    .argument('<dir>', 'directory of the site')
+    .option('-p, --port <n>', 'port to listen on (0 picks a free one)', '0')
+    .option('--host <address>', 'address to listen on (0.0.0.0 or :: would share the site with the network)', '127.0.0.1')
+    .addOption(
+      new Option('--protocol <name>', 'http1 (HTTP/1.0 and 1.1), h2c (HTTP/2 without TLS) or h2 (HTTP/2 over TLS, self-signed certificate)')
+        .choices(PROTOCOLS)
+        .default('http1'),
+    )
+    .action(async (dir, flags) => {
+      await runServe(sys, { root: path.resolve(sys.cwd, dir), port: flags.port, host: flags.host, protocol: flags.protocol });
+    });
+
   const planned = /** @type {const} */ ([
     ['load', '<site>', 'load pages with the built-in robot over HTTP/1.0, HTTP/1.1, pipelining and HTTP/2, and model them on the studies\' networks'],
     ['report', '<before> <after>', 'load two versions of a site and show the savings (terminal table and HTML)'],
     ['configs', '<dir>', 'write nginx, Apache, Caddy, h2o and _headers configs that serve the precompressed files'],
-    ['serve', '<dir>', 'serve a built site on 127.0.0.1 for previewing, with its precompressed files'],
   ]);
   for (const [name, args, description] of planned) {
     program
@@ -152,4 +170,43 @@ async function runBuild(sys, opts) {
   });
   if (opts.json) sys.out(`${JSON.stringify(summary, null, 2)}\n`);
   else sys.out(formatBuildSummary(summary));
+}
+
+/**
+ * Serves a directory until untilStopped() resolves (SIGINT or SIGTERM), then closes.
+ * @param {Io} sys
+ * @param {{ root: string, port: string, host: string, protocol: import('./loader/server.js').Protocol }} opts
+ */
+async function runServe(sys, opts) {
+  const stats = await fs.stat(opts.root).catch(() => null);
+  if (!stats) throw new UserError(`directory ${opts.root} does not exist`);
+  if (!stats.isDirectory()) throw new UserError(`${opts.root} is not a directory`);
+  const port = /^\d+$/.test(opts.port) ? Number(opts.port) : NaN;
+  if (!(port <= 65535)) throw new UserError(`--port must be a number from 0 to 65535, not '${opts.port}'`);
+  let server;
+  try {
+    server = await startServer({ root: opts.root, port, host: opts.host, protocol: opts.protocol });
+  } catch (error) {
+    const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+    if (code === 'EADDRINUSE') throw new UserError(`cannot listen on ${opts.host} port ${port}: it is in use`);
+    if (code === 'EACCES') throw new UserError(`cannot listen on ${opts.host} port ${port}: permission denied`);
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new UserError(`cannot listen on ${opts.host}: not an address of this machine`);
+    throw error;
+  }
+  sys.out(`pagediet: serving ${opts.root} at ${server.url} (Ctrl-C to stop)\n`);
+  await sys.untilStopped();
+  await server.close();
+}
+
+/** Resolves on the first SIGINT or SIGTERM, and stops listening for both. */
+function untilSignal() {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(undefined);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }

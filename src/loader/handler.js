@@ -1,0 +1,226 @@
+/**
+ * The one request handler the three protocols share: node:http and the
+ * compatibility API of node:http2 both call it with (req, res). It answers GET
+ * and HEAD for files under the root, choosing a precompressed sidecar by
+ * Accept-Encoding, with validators (ETag, Last-Modified) and byte ranges.
+ */
+import fs from 'node:fs/promises';
+import { STATUS_CODES } from 'node:http';
+import { pipeline } from 'node:stream';
+import { extensionOf, mimeType } from '../site/mime.js';
+import { isNotModified, requestedRange } from './conditional.js';
+import { EntityTags } from './etags.js';
+import { locate, sidecars } from './files.js';
+import { chooseEncoding } from './negotiate.js';
+
+/**
+ * @typedef {import('node:http').IncomingMessage | import('node:http2').Http2ServerRequest} Request
+ * @typedef {import('node:http').ServerResponse | import('node:http2').Http2ServerResponse} Response
+ * @typedef {Record<string, string | number>} Headers
+ *
+ * @typedef {object} RequestLogEntry one request, reported when its response is over
+ * @property {number} connection the HTTP/1 connection or HTTP/2 session that carried it, numbered from 1 per server
+ * @property {string} httpVersion '1.0', '1.1' or '2.0'
+ * @property {string} method
+ * @property {string} url the request target as sent
+ * @property {number} status
+ * @property {string | null} file the site path of the file answered, if any
+ * @property {import('./negotiate.js').Coding | null} encoding the representation sent, if a file was
+ * @property {number} bytes the body's length as sent in Content-Length (0 for HEAD and 304)
+ * @property {boolean} aborted whether the connection closed before the response was complete
+ *
+ * @typedef {object} HandlerOptions
+ * @property {string} root the real path of the directory to serve
+ * @property {boolean} [keepAlive] false: close every HTTP/1 connection after its response
+ * @property {(entry: RequestLogEntry) => void} [onRequest]
+ * @property {number} [headerLimit] answer 431 to requests whose header list is larger (RFC 9113's
+ *   measure: names, values and 32 bytes per field); for HTTP/2, where node does not enforce its own setting
+ */
+
+/**
+ * @param {HandlerOptions} options
+ * @returns {(req: Request, res: Response) => void}
+ */
+export function createHandler({ root, keepAlive = true, onRequest, headerLimit }) {
+  const tags = new EntityTags();
+  /** @type {WeakMap<object, number>} */
+  const connections = new WeakMap();
+  let counted = 0;
+
+  return (req, res) => {
+    const carrier = ('stream' in req ? req.stream.session : undefined) ?? req.socket;
+    if (!connections.has(carrier)) connections.set(carrier, ++counted);
+    /** @type {RequestLogEntry} */
+    const entry = {
+      connection: /** @type {number} */ (connections.get(carrier)),
+      httpVersion: req.httpVersion,
+      method: req.method ?? '',
+      url: req.url ?? '',
+      status: 0,
+      file: null,
+      encoding: null,
+      bytes: 0,
+      aborted: false,
+    };
+    if (onRequest) {
+      res.on('close', () => {
+        entry.status = res.statusCode;
+        // Not 'finish': http2's compatibility response emits it for a reset stream too.
+        entry.aborted = !res.writableFinished;
+        try {
+          onRequest(entry);
+        } catch (error) {
+          process.emitWarning(`pagediet server: onRequest threw: ${/** @type {Error} */ (error).message}`);
+        }
+      });
+    }
+    // HTTP/2 has no Connection header (it is an error there); "downgrade-1.0" is an HTTP/1 notion.
+    if (!keepAlive && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
+    if (headerLimit !== undefined && headerListSize(req.rawHeaders) > headerLimit) return sendText(req, res, entry, 431);
+    respond(root, tags, req, res, entry).catch(() => {
+      // Whatever failed (a file that vanished mid-request), the server goes on.
+      try {
+        if (res.headersSent) return res.destroy();
+        for (const name of res.getHeaderNames()) if (name !== 'connection') res.removeHeader(name);
+        sendText(req, res, entry, 500);
+      } catch {
+        res.destroy();
+      }
+    });
+  };
+}
+
+/**
+ * @param {string} root
+ * @param {EntityTags} tags
+ * @param {Request} req
+ * @param {Response} res
+ * @param {RequestLogEntry} entry filled in as the answer is decided
+ */
+async function respond(root, tags, req, res, entry) {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(req, res, entry, 405, { Allow: 'GET, HEAD' });
+  const accept = req.headers.accept;
+  const located = await locate(root, req.url ?? '', typeof accept === 'string' ? accept : '');
+  if ('status' in located) return sendText(req, res, entry, located.status);
+  if ('redirect' in located) return sendText(req, res, entry, 301, { Location: located.redirect });
+  const { file } = located;
+
+  const representations = new Map([[/** @type {import('./negotiate.js').Coding} */ ('identity'), file.entry], ...(await sidecars(root, file))]);
+  // Caches must key every response of a negotiated file by Accept-Encoding, identity too.
+  /** @type {Headers} */
+  const vary = representations.size > 1 ? { Vary: 'Accept-Encoding' } : {};
+  const acceptEncoding = req.headers['accept-encoding'];
+  const coding = chooseEncoding(typeof acceptEncoding === 'string' ? acceptEncoding : undefined, [...representations.keys()]);
+  if (!coding) return sendText(req, res, entry, 406, vary);
+  const real = /** @type {import('./files.js').Entry} */ (representations.get(coding)).real;
+
+  let handle;
+  try {
+    handle = await fs.open(real, 'r');
+  } catch {
+    return sendText(req, res, entry, 404);
+  }
+  let streaming = false;
+  try {
+    // Headers come from the open file, so they describe the bytes that will be sent.
+    const stats = await handle.stat();
+    if (!stats.isFile()) return sendText(req, res, entry, 404);
+    const etag = await tags.get(real, handle, stats, coding);
+    entry.file = file.path;
+    entry.encoding = coding;
+    /** @type {Headers} */
+    const validators = {
+      ...vary,
+      ETag: etag,
+      'Last-Modified': stats.mtime.toUTCString(),
+      // Revalidate on every use: a rebuilt site shows on the next reload.
+      'Cache-Control': 'no-cache',
+    };
+    if (isNotModified(req.headers, etag, stats.mtime)) {
+      writeHead(res, 304, validators);
+      res.end();
+      return;
+    }
+    /** @type {Headers} */
+    const headers = { 'Content-Type': contentType(file.path), ...validators };
+    if (coding === 'identity') headers['Accept-Ranges'] = 'bytes';
+    else headers['Content-Encoding'] = coding;
+    // Ranges are of the identity bytes only: a range of a compressed body cannot be decoded.
+    const range = coding === 'identity' ? requestedRange(req.headers, stats.size, etag, stats.mtime) : null;
+    if (range === 'unsatisfiable') {
+      return sendText(req, res, entry, 416, { ...vary, 'Accept-Ranges': 'bytes', 'Content-Range': `bytes */${stats.size}` });
+    }
+    const start = range ? range.start : 0;
+    const length = range ? range.end - range.start + 1 : stats.size;
+    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${stats.size}`;
+    headers['Content-Length'] = length;
+    writeHead(res, range ? 206 : 200, headers);
+    if (req.method === 'HEAD' || length === 0) {
+      res.end();
+      return;
+    }
+    // The client may have left while the file was looked up: an HTTP/2 response
+    // whose stream is gone never tells pipeline() so, and the file would stay open.
+    if ('stream' in res ? res.stream.destroyed : res.destroyed) return;
+    entry.bytes = length;
+    streaming = true;
+    // The stream owns the handle now and closes it at the end or when the
+    // client leaves (pipeline destroys both sides; the error is the client's).
+    const body = handle.createReadStream({ start, end: start + length - 1 });
+    res.once('close', () => body.destroy());
+    pipeline(body, res, () => {});
+  } finally {
+    if (!streaming) await handle.close();
+  }
+}
+
+/**
+ * A short text/plain answer: errors, redirects, 416.
+ * @param {Request} req
+ * @param {Response} res
+ * @param {RequestLogEntry} entry
+ * @param {number} status
+ * @param {Headers} [headers]
+ */
+function sendText(req, res, entry, status, headers = {}) {
+  const body = Buffer.from(`${status} ${STATUS_CODES[status]}\n`);
+  writeHead(res, status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': body.length, ...headers });
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  entry.bytes = body.length;
+  res.end(body);
+}
+
+/**
+ * Sets the status and headers (written with the first byte of the body or at end()).
+ * @param {Response} res
+ * @param {number} status
+ * @param {Headers} headers
+ */
+function writeHead(res, status, headers) {
+  res.statusCode = status;
+  for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+}
+
+/**
+ * @param {string[]} rawHeaders names and values, alternating
+ */
+function headerListSize(rawHeaders) {
+  let size = 0;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) size += rawHeaders[i].length + rawHeaders[i + 1].length + 32;
+  return size;
+}
+
+/**
+ * The Content-Type of a site path. A requested `x.gz` is a gzip file to the
+ * client (no Content-Encoding), so it gets its own type rather than x's.
+ * @param {string} sitePath
+ */
+function contentType(sitePath) {
+  const extension = extensionOf(sitePath);
+  if (extension === 'gz') return 'application/gzip';
+  if (extension === 'zst') return 'application/zstd';
+  return mimeType(sitePath);
+}
