@@ -49,14 +49,14 @@ export const NETWORKS = {
     source: 'Nielsen et al., SIGCOMM \'97, Table 1 (RTT ~150 ms, MSS 1460); receive window 8,760 bytes, the default of the paper\'s PPP client (Windows NT 4.0)',
   },
   'ethernet-1999': {
-    name: 'ethernet-1999', era: '1999', ...TCP_1990S, rttMs: 4, downKbps: 10000, upKbps: 10000, mss: 1460, connections: 1,
+    name: 'ethernet-1999', era: '1999', ...TCP_1990S, rttMs: 4, downKbps: 10000, upKbps: 10000, mss: 1460, connections: 1, fixedMs: 1180,
     description: '10 Mbit/s Ethernet, 4 ms RTT, MTU 1500',
-    source: 'Cheng, Lai, Baker, CSL-TR-99-778, section III (10 Mb/s, 4 ms RTT, MTU 1500)',
+    source: 'Cheng, Lai, Baker, CSL-TR-99-778, section III (10 Mb/s, 4 ms RTT, MTU 1500); fixedMs 1180: the robot\'s start-up and exit, which the study\'s times include (section III), fitted on Table I\'s HTTP/1.1 wired throughput',
   },
   'ricochet-1999': {
-    name: 'ricochet-1999', era: '1999', ...TCP_1990S, rttMs: 170, downKbps: 60, upKbps: 60, mss: 1112, connections: 1,
+    name: 'ricochet-1999', era: '1999', ...TCP_1990S, rttMs: 170, downKbps: 60, upKbps: 60, mss: 1112, connections: 1, fixedMs: 1180, perPacketMs: 30,
     description: 'Metricom Ricochet radio, 60 kbit/s, 170 ms RTT, MTU 1152',
-    source: 'Cheng, Lai, Baker, CSL-TR-99-778, section III (60 Kb/s, 170 ms RTT, MTU 1152)',
+    source: 'Cheng, Lai, Baker, CSL-TR-99-778, section III (60 Kb/s, 170 ms RTT, MTU 1152); perPacketMs 30: the radio\'s per-packet cost, fitted on the study\'s HTTP/1.1 wireless time; fixedMs as ethernet-1999',
   },
   satellite: {
     name: 'satellite', era: '1999', ...TCP_1990S, rttMs: 560, downKbps: 1544, upKbps: 1544, mss: 1460, connections: 4,
