@@ -13,6 +13,9 @@ import { UserError } from './errors.js';
 import { VERSION } from './summary.js';
 import { PASSES, PASS_ORDER } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
+import { formatReport } from './report/table.js';
+import { compareSites, REPORT_NETWORKS } from './report/compare.js';
+import { addLoaderCommands } from './loader-commands.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
 
 /** @param {string} value */
@@ -83,7 +86,8 @@ function createProgram(sys) {
     .option('--origin <url>', 'an absolute origin that is this site, so its absolute URLs resolve locally (repeatable)', collect)
     .option('--force', 'write into a non-empty output directory that pagediet did not write')
     .option('--json', 'print the machine-readable summary on stdout')
-    .option('--no-report', 'skip the loader report at the end (the loader is not in this version yet)')
+    .option('--no-report', 'skip the report that loads the input and the output with the robot and compares them')
+    .option('--network <list>', `networks the report models (comma-separated; default ${REPORT_NETWORKS.join(',')})`, list)
     .option('-q, --quiet', 'no progress output')
     .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)')
     .action(async (input, flags, command) => {
@@ -98,9 +102,10 @@ function createProgram(sys) {
     .description('run the whole pipeline on the built-in microscape page (SIGCOMM \'97) and print the savings')
     .option('-o, --out <dir>', 'where to write the result', path.join(os.tmpdir(), 'pagediet-demo'))
     .option('--json', 'print the machine-readable summary on stdout')
+    .option('--no-report', 'skip the loader report')
     .option('-q, --quiet', 'no progress output')
     .action(async (flags) => {
-      await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet });
+      await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet, report: flags.report });
     });
 
   program
@@ -118,21 +123,16 @@ function createProgram(sys) {
       await runServe(sys, { root: path.resolve(sys.cwd, dir), port: flags.port, host: flags.host, protocol: flags.protocol });
     });
 
-  const planned = /** @type {const} */ ([
-    ['load', '<site>', 'load pages with the built-in robot over HTTP/1.0, HTTP/1.1, pipelining and HTTP/2, and model them on the studies\' networks'],
-    ['report', '<before> <after>', 'load two versions of a site and show the savings (terminal table and HTML)'],
-    ['configs', '<dir>', 'write nginx, Apache, Caddy, h2o and _headers configs that serve the precompressed files'],
-  ]);
-  for (const [name, args, description] of planned) {
-    program
-      .command(name)
-      .description(`${description} (not in this version yet)`)
-      .arguments(args)
-      .allowUnknownOption()
-      .action(() => {
-        throw new UserError(`'${name}' is not in pagediet ${VERSION} yet`);
-      });
-  }
+  addLoaderCommands(program, sys);
+
+  program
+    .command('configs')
+    .description('write nginx, Apache, Caddy, h2o and _headers configs that serve the precompressed files (not in this version yet)')
+    .arguments('<dir>')
+    .allowUnknownOption()
+    .action(() => {
+      throw new UserError(`'configs' is not in pagediet ${VERSION} yet`);
+    });
   return program;
 }
 
@@ -154,11 +154,14 @@ function merge(config, flags, command) {
 }
 
 /**
+ * Builds, then (unless --no-report) loads the input and the output with the
+ * robot and prints what the build saved.
  * @param {Io} sys
- * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[] }} opts
+ * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[] }} opts
  */
 async function runBuild(sys, opts) {
   const showProgress = sys.isTTY && !opts.quiet;
+  const progress = showProgress ? (/** @type {string} */ m) => sys.err(`pagediet: ${m}\n`) : undefined;
   const summary = await build({
     input: opts.input,
     output: opts.output,
@@ -166,10 +169,16 @@ async function runBuild(sys, opts) {
     skip: opts.skip,
     force: opts.force,
     origins: opts.origins,
-    onProgress: showProgress ? (m) => sys.err(`pagediet: ${m}\n`) : undefined,
+    onProgress: progress,
   });
-  if (opts.json) sys.out(`${JSON.stringify(summary, null, 2)}\n`);
-  else sys.out(formatBuildSummary(summary));
+  /** @type {import('./report/compare.js').ReportData | undefined} */
+  let report;
+  if (opts.report !== false) {
+    progress?.('loading the input and the output to compare them');
+    report = await compareSites({ before: summary.input, after: summary.output, networks: opts.network ?? REPORT_NETWORKS });
+  }
+  if (opts.json) sys.out(`${JSON.stringify(report ? { ...summary, report } : summary, null, 2)}\n`);
+  else sys.out(formatBuildSummary(summary) + (report ? `\n${formatReport(report)}` : ''));
 }
 
 /**

@@ -12,7 +12,7 @@ const BIN = path.resolve('bin/pagediet.js');
 /** Starts a build and kills it with SIGKILL after delayMs (or lets it finish when delayMs is null). */
 function buildAndKill(input, out, delayMs) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, 'build', input, '--out', out, '--force', '--quiet'], { stdio: 'ignore' });
+    const child = spawn(process.execPath, [BIN, 'build', input, '--out', out, '--force', '--quiet', '--no-report'], { stdio: 'ignore' });
     const timer = delayMs === null ? null : setTimeout(() => child.kill('SIGKILL'), delayMs);
     child.on('exit', (code, signal) => {
       if (timer) clearTimeout(timer);

@@ -38,7 +38,11 @@ describe('command line', () => {
       [['build', input, '--out', path.join(input, 'o')], `pagediet: output ${path.join(input, 'o')} is inside the input ${input}\n`],
       [['build', input], 'pagediet: build needs an output directory: --out <dir>\n'],
       [['build', input, '--out', path.join(await tempDir(), 'o'), '--only', 'nope'], "pagediet: unknown pass 'nope'; available: none yet\n"],
-      [['load', input], "pagediet: 'load' is not in pagediet 0.1.0 yet\n"],
+      [['configs', input], "pagediet: 'configs' is not in pagediet 0.1.0 yet\n"],
+      [['load', '/no/such/site'], 'pagediet: site /no/such/site does not exist\n'],
+      [['load', input, '--protocol', 'http3'], "pagediet: unknown protocol 'http3' (known: http1.0, http1.1, pipelined, h2)\n"],
+      [['load', input, '--network', 'custom', '--rtt', 'fast'], "pagediet: --rtt must be a number, not 'fast'\n"],
+      [['report', input, '/no/such/after'], 'pagediet: after /no/such/after does not exist\n'],
     ];
     for (const [args, message] of cases) {
       const result = await cli(args);
@@ -52,7 +56,7 @@ describe('command line', () => {
   it('prints the JSON summary on stdout with --json and no progress when piped', async () => {
     const input = await writeTree(await tempDir(), { 'index.html': '<img src="a.gif">', 'a.gif': 'GIF89a' });
     const out = path.join(await tempDir(), 'o');
-    const result = await cli(['build', input, '--out', out, '--json']);
+    const result = await cli(['build', input, '--out', out, '--json', '--no-report']);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const summary = JSON.parse(result.stdout);
@@ -65,16 +69,41 @@ describe('command line', () => {
     const project = await writeTree(await tempDir(), {
       'pagediet.config.js': `export default { out: 'from-config', origins: ['https://www.example.com'] };\n`,
     });
-    const first = await cli(['build', input, '--json'], { cwd: project });
+    const first = await cli(['build', input, '--json', '--no-report'], { cwd: project });
     expect(first.code).toBe(0);
     const summary = JSON.parse(first.stdout);
     expect(summary.output).toBe(path.join(project, 'from-config'));
     expect(summary.references[0]).toMatchObject({ status: 'ok', target: 'a.gif' });
 
     const other = await writeTree(await tempDir(), { 'package.json': JSON.stringify({ name: 'site', pagediet: { out: 'pkg-out' } }) });
-    const second = await cli(['build', input, '--json', '--out', 'flag-out'], { cwd: other });
+    const second = await cli(['build', input, '--json', '--no-report', '--out', 'flag-out'], { cwd: other });
     expect(JSON.parse(second.stdout).output).toBe(path.join(other, 'flag-out'));
     const bad = await writeTree(await tempDir(), { 'package.json': JSON.stringify({ pagediet: { colour: 'red' } }) });
     expect((await cli(['build', input], { cwd: bad })).stderr).toBe(`pagediet: package.json "pagediet": unknown option 'colour' (known: out, only, skip, force, origins, report, quiet)\n`);
+  });
+
+  it('load --json reports every run with the fields the issue names', async () => {
+    const result = await cli(['load', 'fixtures/ricochet', '--json', '--network', 'ricochet-1999,custom', '--rtt', '40', '--bandwidth', '2000']);
+    expect(result.code).toBe(0);
+    const { runs } = JSON.parse(result.stdout);
+    expect(runs).toHaveLength(4 * 2 * 2);
+    for (const run of runs) {
+      expect(Object.keys(run)).toEqual(expect.arrayContaining(['page', 'protocol', 'network', 'visit', 'requests', 'connections', 'packets', 'wireBytes', 'payloadBytes', 'seconds']));
+      expect(run.requests).toBe(31);
+      expect(run.connections).toBe(run.protocol === 'http1.0' ? 31 : 1);
+    }
+    expect(new Set(runs.map((r) => r.network))).toEqual(new Set(['ricochet-1999', 'custom']));
+  });
+
+  it('build ends with the report of input and output, which report --json also gives', async () => {
+    const out = path.join(await tempDir(), 'o');
+    const built = await cli(['build', 'fixtures/ricochet', '--out', out, '--json', '--network', 'wan-1997']);
+    expect(built.code).toBe(0);
+    const { report } = JSON.parse(built.stdout);
+    expect(report.savings).toHaveLength(4 * 2);
+    // No pass changes anything yet: the output loads exactly like the input.
+    for (const s of report.savings) expect([s.requests.saved, s.wireBytes.saved]).toEqual([0, 0]);
+    const direct = JSON.parse((await cli(['report', 'fixtures/ricochet', out, '--json', '--network', 'wan-1997', '--protocol', 'h2', '--visit', 'first'])).stdout);
+    expect(direct.savings.map((s) => [s.protocol, s.visit, s.requests.before, s.requests.after])).toEqual([['h2', 'first', 31, 31]]);
   });
 });

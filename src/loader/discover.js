@@ -8,6 +8,37 @@ import { detectCssCharset, detectHtmlCharset } from '../site/charset.js';
 import { htmlReferences } from '../site/html-refs.js';
 import { stylesheetReferences } from '../site/css-refs.js';
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
+import crypto from 'node:crypto';
+
+/**
+ * Parsed references by body hash and type: a page loaded with four strategies
+ * and revalidated is parsed once. Bounded, oldest first out.
+ * @type {Map<string, { refs: import('../site/html-refs.js').FoundReference[], baseHref: string | null }>}
+ */
+const parsed = new Map();
+const PARSED_LIMIT = 512;
+
+/**
+ * @param {Buffer} body
+ * @param {string} type
+ */
+function references(body, type) {
+  const key = `${type} ${crypto.createHash('sha1').update(body).digest('base64')}`;
+  let entry = parsed.get(key);
+  if (!entry) {
+    if (type === 'css') {
+      const { charset, bomLength } = detectCssCharset(body);
+      entry = { refs: stylesheetReferences(new DocumentView(body, charset, bomLength)), baseHref: null };
+    } else {
+      const { charset, bomLength } = detectHtmlCharset(body);
+      const found = htmlReferences(new DocumentView(body, charset, bomLength));
+      entry = { refs: found.references, baseHref: found.baseHref };
+    }
+    if (parsed.size >= PARSED_LIMIT) parsed.delete(/** @type {string} */ (parsed.keys().next().value));
+    parsed.set(key, entry);
+  }
+  return entry;
+}
 
 /**
  * @param {Buffer} body the decoded body
@@ -17,19 +48,10 @@ import { REFERENCE_KINDS } from '../site/reference-kinds.js';
  */
 export function discoverSubresources(body, contentType, url) {
   const type = contentType.split(';')[0].trim().toLowerCase();
-  let found;
   let base = url;
-  if (type === 'text/html' || type === 'application/xhtml+xml') {
-    const { charset, bomLength } = detectHtmlCharset(body);
-    const refs = htmlReferences(new DocumentView(body, charset, bomLength));
-    if (refs.baseHref) base = safeUrl(refs.baseHref, url) ?? url;
-    found = refs.references;
-  } else if (type === 'text/css') {
-    const { charset, bomLength } = detectCssCharset(body);
-    found = stylesheetReferences(new DocumentView(body, charset, bomLength));
-  } else {
-    return [];
-  }
+  if (type !== 'text/html' && type !== 'application/xhtml+xml' && type !== 'text/css') return [];
+  const { refs: found, baseHref } = references(body, type === 'text/css' ? 'css' : 'html');
+  if (baseHref) base = safeUrl(baseHref, url) ?? url;
   /** @type {{ url: URL, kind: import('../site/reference-kinds.js').ReferenceKind }[]} */
   const out = [];
   const seen = new Set();

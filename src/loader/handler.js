@@ -35,14 +35,18 @@ import { chooseEncoding } from './negotiate.js';
  * @property {(entry: RequestLogEntry) => void} [onRequest]
  * @property {number} [headerLimit] answer 431 to requests whose header list is larger (RFC 9113's
  *   measure: names, values and 32 bytes per field); for HTTP/2, where node does not enforce its own setting
+ * @property {boolean} [snapshot] the directory does not change while served (the robot's measurements):
+ *   remember where each URL leads instead of asking the file system again
  */
 
 /**
  * @param {HandlerOptions} options
  * @returns {(req: Request, res: Response) => void}
  */
-export function createHandler({ root, keepAlive = true, onRequest, headerLimit }) {
+export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false }) {
   const tags = new EntityTags();
+  /** @type {Finder} */
+  const find = snapshot ? remembered(root) : { locate, sidecars };
   /** @type {WeakMap<object, number>} */
   const connections = new WeakMap();
   let counted = 0;
@@ -77,7 +81,7 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit }
     // HTTP/2 has no Connection header (it is an error there); "downgrade-1.0" is an HTTP/1 notion.
     if (!keepAlive && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     if (headerLimit !== undefined && headerListSize(req.rawHeaders) > headerLimit) return sendText(req, res, entry, 431);
-    respond(root, tags, req, res, entry).catch(() => {
+    respond(root, tags, find, req, res, entry).catch(() => {
       // Whatever failed (a file that vanished mid-request), the server goes on.
       try {
         if (res.headersSent) return res.destroy();
@@ -91,21 +95,74 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit }
 }
 
 /**
+ * @typedef {{ locate: typeof locate, sidecars: typeof sidecars, open?: (real: string, tags: EntityTags, coding: string) => Promise<Source | null> }} Finder
+ */
+
+/**
+ * File lookups that remember their answers, and small files' bytes, for a
+ * directory that holds still.
+ * @param {string} root
+ * @returns {Finder}
+ */
+function remembered(root) {
+  /** @type {Map<string, ReturnType<typeof locate>>} */
+  const located = new Map();
+  /** @type {Map<string, ReturnType<typeof sidecars>>} */
+  const found = new Map();
+  /** @type {Map<string, Promise<Source | null | 'large'>>} */
+  const sources = new Map();
+  return {
+    /** @type {(real: string, tags: EntityTags, coding: string) => Promise<Source | null>} */
+    open: (real, tags, coding) => {
+      const key = `${coding}\n${real}`;
+      let source = sources.get(key);
+      if (!source) {
+        source = (async () => {
+          const opened = await openFile(real, tags, coding);
+          if (!opened?.handle) return opened;
+          try {
+            if (opened.stats.size > SNAPSHOT_FILE_LIMIT) return 'large';
+            return { stats: opened.stats, etag: opened.etag, bytes: await opened.handle.readFile() };
+          } finally {
+            await opened.handle.close();
+          }
+        })();
+        sources.set(key, source);
+      }
+      // Large files are streamed from a handle of their own, each time.
+      return source.then((s) => (s === 'large' ? openFile(real, tags, coding) : s));
+    },
+    locate: (r, target, accept = '') => {
+      const key = `${accept}\n${target}`;
+      let answer = located.get(key);
+      if (!answer) located.set(key, (answer = locate(r, target, accept)));
+      return answer;
+    },
+    sidecars: (r, file) => {
+      let answer = found.get(file.absolute);
+      if (!answer) found.set(file.absolute, (answer = sidecars(r, file)));
+      return answer;
+    },
+  };
+}
+
+/**
  * @param {string} root
  * @param {EntityTags} tags
+ * @param {Finder} find
  * @param {Request} req
  * @param {Response} res
  * @param {RequestLogEntry} entry filled in as the answer is decided
  */
-async function respond(root, tags, req, res, entry) {
+async function respond(root, tags, find, req, res, entry) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(req, res, entry, 405, { Allow: 'GET, HEAD' });
   const accept = req.headers.accept;
-  const located = await locate(root, req.url ?? '', typeof accept === 'string' ? accept : '');
+  const located = await find.locate(root, req.url ?? '', typeof accept === 'string' ? accept : '');
   if ('status' in located) return sendText(req, res, entry, located.status);
   if ('redirect' in located) return sendText(req, res, entry, 301, { Location: located.redirect });
   const { file } = located;
 
-  const representations = new Map([[/** @type {import('./negotiate.js').Coding} */ ('identity'), file.entry], ...(await sidecars(root, file))]);
+  const representations = new Map([[/** @type {import('./negotiate.js').Coding} */ ('identity'), file.entry], ...(await find.sidecars(root, file))]);
   // Caches must key every response of a negotiated file by Accept-Encoding, identity too.
   /** @type {Headers} */
   const vary = representations.size > 1 ? { Vary: 'Accept-Encoding' } : {};
@@ -114,18 +171,11 @@ async function respond(root, tags, req, res, entry) {
   if (!coding) return sendText(req, res, entry, 406, vary);
   const real = /** @type {import('./files.js').Entry} */ (representations.get(coding)).real;
 
-  let handle;
-  try {
-    handle = await fs.open(real, 'r');
-  } catch {
-    return sendText(req, res, entry, 404);
-  }
+  const source = await (find.open ?? openFile)(real, tags, coding);
+  if (!source) return sendText(req, res, entry, 404);
   let streaming = false;
   try {
-    // Headers come from the open file, so they describe the bytes that will be sent.
-    const stats = await handle.stat();
-    if (!stats.isFile()) return sendText(req, res, entry, 404);
-    const etag = await tags.get(real, handle, stats, coding);
+    const { stats, etag } = source;
     entry.file = file.path;
     entry.encoding = coding;
     /** @type {Headers} */
@@ -163,16 +213,58 @@ async function respond(root, tags, req, res, entry) {
     // whose stream is gone never tells pipeline() so, and the file would stay open.
     if ('stream' in res ? res.stream.destroyed : res.destroyed) return;
     entry.bytes = length;
+    if (source.bytes) {
+      res.end(source.bytes.subarray(start, start + length));
+      return;
+    }
     streaming = true;
     // The stream owns the handle now and closes it at the end or when the
     // client leaves (pipeline destroys both sides; the error is the client's).
-    const body = handle.createReadStream({ start, end: start + length - 1 });
+    const body = /** @type {import('node:fs/promises').FileHandle} */ (source.handle).createReadStream({ start, end: start + length - 1 });
     res.once('close', () => body.destroy());
     pipeline(body, res, () => {});
   } finally {
-    if (!streaming) await handle.close();
+    if (!streaming) await source.handle?.close();
   }
 }
+
+/**
+ * @typedef {object} Source a representation ready to send
+ * @property {import('node:fs').Stats} stats of the open file, so headers describe the bytes sent
+ * @property {string} etag
+ * @property {import('node:fs/promises').FileHandle} [handle] to stream from (the caller closes it)
+ * @property {Buffer} [bytes] the whole file, from a snapshot
+ */
+
+/**
+ * Opens a representation for one response.
+ * @param {string} real
+ * @param {EntityTags} tags
+ * @param {string} coding
+ * @returns {Promise<Source | null>}
+ */
+async function openFile(real, tags, coding) {
+  let handle;
+  try {
+    handle = await fs.open(real, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      await handle.close();
+      return null;
+    }
+    return { stats, etag: await tags.get(real, handle, stats, coding), handle };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Files up to this size are kept in memory by a snapshot; larger ones are streamed each time. */
+const SNAPSHOT_FILE_LIMIT = 1024 * 1024;
 
 /**
  * A short text/plain answer: errors, redirects, 416.

@@ -54,8 +54,8 @@ export async function loadSite(options) {
   const protocols = options.protocols ?? [...STRATEGIES];
   const networks = (options.networks ?? ['wan-1997']).map((n) => networkProfile(n, options.custom));
   const visits = options.visits ?? ['first', 'revalidate'];
-  const http1 = protocols.some((p) => p !== 'h2') ? await startServer({ root: options.root, protocol: 'http1' }) : null;
-  const h2 = protocols.includes('h2') ? await startServer({ root: options.root, protocol: 'h2c' }) : null;
+  const http1 = protocols.some((p) => p !== 'h2') ? await startServer({ root: options.root, protocol: 'http1', snapshot: true }) : null;
+  const h2 = protocols.includes('h2') ? await startServer({ root: options.root, protocol: 'h2c', snapshot: true }) : null;
   /** @type {Run[]} */
   const runs = [];
   /** @type {import('./client.js').Trace[]} */

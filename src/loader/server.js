@@ -29,6 +29,7 @@ import { createHandler } from './handler.js';
  *   with Connection: close, like an HTTP/1.0-only server (the 1999 study's "downgrade-1.0").
  *   HTTP/2 always keeps its one connection.
  * @property {number} [maxHeaderSize] bytes of request headers accepted, default 16 KiB; past it, 431
+ * @property {boolean} [snapshot] the directory holds still while served (measurements): file lookups are remembered
  *   (HTTP/2 also announces it as SETTINGS_MAX_HEADER_LIST_SIZE, and measures it as RFC 9113 does)
  * @property {number} [headersTimeout] ms a client has to send its request headers (HTTP/1) or finish
  *   the TLS handshake (h2); default 10 s, so a slow client cannot hold a connection forever
@@ -71,6 +72,7 @@ export async function startServer(options) {
     onRequest: options.onRequest,
     // node:http answers 431 itself; node:http2 only announces the limit.
     headerLimit: protocol === 'http1' ? undefined : maxHeaderSize,
+    snapshot: options.snapshot ?? false,
   });
 
   /** @type {http.Server | http2.Http2Server | http2.Http2SecureServer} */

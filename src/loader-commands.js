@@ -1,0 +1,144 @@
+/**
+ * The command-line side of the loader: `load`, `report`, and the options they
+ * share with the report that ends a build.
+ */
+import path from 'node:path';
+import fs from 'node:fs/promises';
+import { Command } from 'commander';
+import { loadSite } from './loader/load.js';
+import { STRATEGIES } from './loader/client.js';
+import { networkProfile, NETWORKS } from './loader/networks.js';
+import { compareSites, defaultPages, REPORT_NETWORKS } from './report/compare.js';
+import { formatReport, formatRuns } from './report/table.js';
+import { UserError } from './errors.js';
+
+/**
+ * @typedef {object} LoaderFlags what the shared options parse to
+ * @property {string[]} [page]
+ * @property {string[]} [protocol]
+ * @property {string[]} [network]
+ * @property {string[]} [visit]
+ * @property {string} [rtt]
+ * @property {string} [bandwidth]
+ * @property {string} [mss]
+ * @property {string} [iw]
+ * @property {string} [rwnd]
+ * @property {string} [connections]
+ * @property {string} [loss]
+ * @property {string} [domains]
+ */
+
+/** @param {string} value */
+const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
+/** @param {string} value @param {string[]} previous */
+const collect = (value, previous = []) => [...previous, value];
+
+/**
+ * Adds the options of the loader to a command.
+ * @param {Command} command
+ * @param {string[]} defaultNetworks
+ */
+export function addLoaderOptions(command, defaultNetworks) {
+  return command
+    .option('--page <path>', 'page to load, as a URL path (repeatable; default: index.html and up to 9 more pages)', collect)
+    .option('--protocol <list>', `strategies (comma-separated): ${STRATEGIES.join(', ')}`, list)
+    .option('--network <list>', `network profiles (comma-separated; default ${defaultNetworks.join(',')}): ${[...Object.keys(NETWORKS), 'custom'].join(', ')}`, list)
+    .option('--visit <list>', 'first, revalidate or both (comma-separated)', list)
+    .option('--rtt <ms>', 'custom network: round-trip time')
+    .option('--bandwidth <kbit>', 'custom network: bandwidth in kbit/s, both ways')
+    .option('--mss <bytes>', 'custom network: maximum segment size')
+    .option('--iw <segments>', 'custom network: initial congestion window')
+    .option('--rwnd <bytes>', 'custom network: receive window')
+    .option('--loss <percent>', 'custom network: data segments lost, per hundred')
+    .option('--connections <n>', 'parallel connections per host for http1.0 and http1.1')
+    .option('--domains <n>', 'spread subresources over this many host names (domain sharding; modelled)');
+}
+
+/**
+ * Turns the shared flags into loadSite options, with one-line errors for bad values.
+ * @param {LoaderFlags} flags
+ * @param {string[]} defaultNetworks
+ * @returns {Omit<import('./loader/load.js').LoadSiteOptions, 'root'>}
+ */
+export function loaderOptions(flags, defaultNetworks) {
+  /** @param {string | undefined} value @param {string} name */
+  const num = (value, name) => {
+    if (value === undefined) return undefined;
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0) throw new UserError(`--${name} must be a number, not '${value}'`);
+    return n;
+  };
+  const protocols = flags.protocol ?? [...STRATEGIES];
+  for (const p of protocols) if (!(/** @type {readonly string[]} */ (STRATEGIES)).includes(p)) throw new UserError(`unknown protocol '${p}' (known: ${STRATEGIES.join(', ')})`);
+  const visits = flags.visit ?? ['first', 'revalidate'];
+  for (const v of visits) if (v !== 'first' && v !== 'revalidate') throw new UserError(`unknown visit '${v}' (known: first, revalidate)`);
+  const custom = { rtt: num(flags.rtt, 'rtt'), bandwidth: num(flags.bandwidth, 'bandwidth'), mss: num(flags.mss, 'mss'), iw: num(flags.iw, 'iw'), rwnd: num(flags.rwnd, 'rwnd'), loss: num(flags.loss, 'loss'), connections: num(flags.connections, 'connections') };
+  const networks = flags.network ?? defaultNetworks;
+  for (const n of networks) {
+    try {
+      networkProfile(n, custom);
+    } catch (error) {
+      throw new UserError(/** @type {Error} */ (error).message);
+    }
+  }
+  return {
+    pages: flags.page?.map((p) => (p.startsWith('/') ? p : `/${p}`)),
+    protocols: /** @type {import('./loader/client.js').Strategy[]} */ (protocols),
+    networks,
+    visits: /** @type {import('./loader/client.js').Visit[]} */ (visits),
+    custom,
+    connections: num(flags.connections, 'connections'),
+    domains: num(flags.domains, 'domains'),
+  };
+}
+
+/**
+ * @param {string} dir
+ * @param {string} what
+ */
+async function requireDirectory(dir, what) {
+  const stat = await fs.stat(dir).catch(() => null);
+  if (!stat) throw new UserError(`${what} ${dir} does not exist`);
+  if (!stat.isDirectory()) throw new UserError(`${what} ${dir} is not a directory`);
+}
+
+/**
+ * @param {Command} program
+ * @param {import('./cli.js').Io} sys
+ */
+export function addLoaderCommands(program, sys) {
+  addLoaderOptions(
+    program
+      .command('load')
+      .description('load pages with the built-in robot over HTTP/1.0, HTTP/1.1, pipelining and HTTP/2, and model them on the studies\' and today\'s networks')
+      .argument('<site>', 'directory of the site (served on 127.0.0.1 while it loads)'),
+    ['wan-1997'],
+  )
+    .option('--json', 'print { runs: [...] } on stdout')
+    .action(async (site, flags) => {
+      const root = path.resolve(sys.cwd, site);
+      await requireDirectory(root, 'site');
+      const options = loaderOptions(flags, ['wan-1997']);
+      const result = await loadSite({ ...options, root, pages: options.pages ?? (await defaultPages(root)) });
+      if (flags.json) sys.out(`${JSON.stringify({ runs: result.runs }, null, 2)}\n`);
+      else sys.out(formatRuns(result.runs));
+    });
+
+  addLoaderOptions(
+    program
+      .command('report')
+      .description('load two versions of a site and show what the second saves: requests, packets, bytes and seconds per strategy and network')
+      .argument('<before>', 'directory of the site before')
+      .argument('<after>', 'directory of the site after'),
+    REPORT_NETWORKS,
+  )
+    .option('--json', 'print { before, after, savings } on stdout')
+    .action(async (before, after, flags) => {
+      const [a, b] = [path.resolve(sys.cwd, before), path.resolve(sys.cwd, after)];
+      await requireDirectory(a, 'before');
+      await requireDirectory(b, 'after');
+      const report = await compareSites({ ...loaderOptions(flags, REPORT_NETWORKS), before: a, after: b });
+      if (flags.json) sys.out(`${JSON.stringify(report, null, 2)}\n`);
+      else sys.out(formatReport(report));
+    });
+}
