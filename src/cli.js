@@ -16,6 +16,8 @@ import { formatBuildSummary } from './report/build-text.js';
 import { formatReport } from './report/table.js';
 import { compareSites, REPORT_NETWORKS } from './report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
+import { writeFileAtomic } from './util/atomic.js';
+import { renderHtmlReport } from './report/html.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
 
 /** @param {string} value */
@@ -88,6 +90,7 @@ function createProgram(sys) {
     .option('--json', 'print the machine-readable summary on stdout')
     .option('--no-report', 'skip the report that loads the input and the output with the robot and compares them')
     .option('--network <list>', `networks the report models (comma-separated; default ${REPORT_NETWORKS.join(',')})`, list)
+    .option('--html <file>', 'also write the report as a self-contained HTML file')
     .option('-q, --quiet', 'no progress output')
     .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)')
     .action(async (input, flags, command) => {
@@ -103,9 +106,10 @@ function createProgram(sys) {
     .option('-o, --out <dir>', 'where to write the result', path.join(os.tmpdir(), 'pagediet-demo'))
     .option('--json', 'print the machine-readable summary on stdout')
     .option('--no-report', 'skip the loader report')
+    .option('--html <file>', 'also write the report as a self-contained HTML file')
     .option('-q, --quiet', 'no progress output')
     .action(async (flags) => {
-      await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet, report: flags.report });
+      await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet, report: flags.report, html: flags.html });
     });
 
   program
@@ -123,7 +127,7 @@ function createProgram(sys) {
       await runServe(sys, { root: path.resolve(sys.cwd, dir), port: flags.port, host: flags.host, protocol: flags.protocol });
     });
 
-  addLoaderCommands(program, sys);
+  addLoaderCommands(program, sys, writeHtmlReport);
 
   program
     .command('configs')
@@ -157,7 +161,7 @@ function merge(config, flags, command) {
  * Builds, then (unless --no-report) loads the input and the output with the
  * robot and prints what the build saved.
  * @param {Io} sys
- * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[] }} opts
+ * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string }} opts
  */
 async function runBuild(sys, opts) {
   const showProgress = sys.isTTY && !opts.quiet;
@@ -176,9 +180,20 @@ async function runBuild(sys, opts) {
   if (opts.report !== false) {
     progress?.('loading the input and the output to compare them');
     report = await compareSites({ before: summary.input, after: summary.output, networks: opts.network ?? REPORT_NETWORKS });
+    if (opts.html) await writeHtmlReport(report, path.resolve(sys.cwd, opts.html), summary);
   }
   if (opts.json) sys.out(`${JSON.stringify(report ? { ...summary, report } : summary, null, 2)}\n`);
   else sys.out(formatBuildSummary(summary) + (report ? `\n${formatReport(report)}` : ''));
+}
+
+/**
+ * Writes the HTML report atomically.
+ * @param {import('./report/compare.js').ReportData} report
+ * @param {string} file
+ * @param {import('./summary.js').BuildSummary} [summary]
+ */
+async function writeHtmlReport(report, file, summary) {
+  await writeFileAtomic(file, renderHtmlReport(report, summary));
 }
 
 /**

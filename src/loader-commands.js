@@ -105,8 +105,9 @@ async function requireDirectory(dir, what) {
 /**
  * @param {Command} program
  * @param {import('./cli.js').Io} sys
+ * @param {(report: import('./report/compare.js').ReportData, file: string) => Promise<void>} writeHtml
  */
-export function addLoaderCommands(program, sys) {
+export function addLoaderCommands(program, sys, writeHtml) {
   addLoaderOptions(
     program
       .command('load')
@@ -132,12 +133,14 @@ export function addLoaderCommands(program, sys) {
       .argument('<after>', 'directory of the site after'),
     REPORT_NETWORKS,
   )
+    .option('--html <file>', 'also write a self-contained HTML report')
     .option('--json', 'print { before, after, savings } on stdout')
     .action(async (before, after, flags) => {
       const [a, b] = [path.resolve(sys.cwd, before), path.resolve(sys.cwd, after)];
       await requireDirectory(a, 'before');
       await requireDirectory(b, 'after');
       const report = await compareSites({ ...loaderOptions(flags, REPORT_NETWORKS), before: a, after: b });
+      if (flags.html) await writeHtml(report, path.resolve(sys.cwd, flags.html));
       if (flags.json) sys.out(`${JSON.stringify(report, null, 2)}\n`);
       else sys.out(formatReport(report));
     });

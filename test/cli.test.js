@@ -106,4 +106,14 @@ describe('command line', () => {
     const direct = JSON.parse((await cli(['report', 'fixtures/ricochet', out, '--json', '--network', 'wan-1997', '--protocol', 'h2', '--visit', 'first'])).stdout);
     expect(direct.savings.map((s) => [s.protocol, s.visit, s.requests.before, s.requests.after])).toEqual([['h2', 'first', 31, 31]]);
   });
+
+  it('report --html writes one self-contained HTML file', async () => {
+    const file = path.join(await tempDir(), 'report.html');
+    const result = await cli(['report', 'fixtures/ricochet', 'fixtures/ricochet', '--html', file, '--network', 'wan-1997', '--protocol', 'h2,pipelined']);
+    expect(result.code).toBe(0);
+    const html = await fs.readFile(file, 'utf8');
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html).toContain('<svg');
+    expect(html).not.toMatch(/<script|https?:\/\//i);
+  });
 });
