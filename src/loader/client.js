@@ -72,6 +72,9 @@ import { VERSION } from '../summary.js';
 
 export const STRATEGIES = /** @type {const} */ (['http1.0', 'http1.1', 'pipelined', 'h2']);
 
+/** How long the robot waits for a server that said it closes before it closes itself. */
+const SERVER_CLOSE_WAIT_MS = 2000;
+
 /**
  * Loads a page; a revalidation needs the cache its first visit filled.
  * @param {LoadOptions} options
@@ -235,7 +238,10 @@ async function openHttp1(load) {
   /** @type {{ record: RequestRecord, resolve: () => void, reject: (e: Error) => void }[]} */
   const waiting = [];
   let closed = false;
+  /** Whether the last response said the server closes after it (HTTP/1.0, Connection: close). */
+  let serverCloses = false;
   const settle = (/** @type {import('./http1-parser.js').ParsedResponse} */ r) => {
+    serverCloses = r.close;
     const w = /** @type {typeof waiting[number]} */ (waiting.shift());
     w.record.responseHeaderBytes = r.headerBytes;
     w.record.bodyBytes = r.bodyBytes;
@@ -284,8 +290,16 @@ async function openHttp1(load) {
       return Promise.all(done);
     },
     close() {
-      socket.end();
-      return new Promise((resolve) => (closed ? resolve(undefined) : socket.once('close', resolve)));
+      if (closed) return Promise.resolve(undefined);
+      // A server that said it closes closes first, and the socket answers its FIN by itself
+      // (allowHalfOpen is off), as an HTTP/1.0 client reading to the end did. Ending it here at
+      // once would race the server's FIN: two FINs that cross cost a packet more, now and then.
+      const timer = serverCloses ? setTimeout(() => socket.end(), SERVER_CLOSE_WAIT_MS) : undefined;
+      if (!serverCloses) socket.end();
+      return new Promise((resolve) => socket.once('close', () => {
+        clearTimeout(timer);
+        resolve(undefined);
+      }));
     },
   };
 }
@@ -393,7 +407,15 @@ function tappedSocket(origin, up, down) {
   const duplex = new Duplex({
     write(chunk, _encoding, callback) {
       up.push(chunk);
-      socket.write(chunk, callback);
+      // node:http2 hands this stream one frame at a time, the next when the last is written.
+      // Taking each at once and holding them to the end of the tick sends frames made together
+      // in one write, as a browser sends a batch of requests, not one packet per HEADERS frame.
+      if (!socket.writableCorked) {
+        socket.cork();
+        process.nextTick(() => socket.uncork());
+      }
+      if (socket.write(chunk)) callback();
+      else socket.once('drain', () => callback());
     },
     read() {},
     final(callback) {

@@ -12,6 +12,12 @@
  * connection's window). All connections of a page share the access link,
  * which serializes packets first-in, first-out in each direction.
  *
+ * Two habits of today's Linux are there when a profile asks for them (see
+ * networks.js, LINUX_TCP; test/netns.test.js holds them against real Linux):
+ * quick ACKs (a receiver ACKs the first segments of a connection one by one
+ * until the connection turns interactive) and FINs that share packets (a
+ * close of three packets, or two, instead of four).
+ *
  * The browser side follows the strategies the studies compared: HTTP/1.0 with
  * a new connection per request, HTTP/1.1 with persistent connections, one
  * request at a time, pipelined HTTP/1.1, and HTTP/2. A request is issued when
@@ -197,6 +203,11 @@ class Endpoint {
     this.delackPending = false;
     /** Messages of the peer's stream, by the offset where they end. @type {{ end: number, done: (t: number) => void }[]} */
     this.incoming = [];
+    // Linux's quick ACKs (profile.quickAcks): how many are left, whether the connection is
+    // interactive ("pingpong": this end sent data soon after data arrived), and when data last arrived.
+    this.quickAcks = p.quickAcks;
+    this.interactive = false;
+    this.lastDataIn = -Infinity;
   }
 
   /**
@@ -229,6 +240,8 @@ class Endpoint {
     const ack = this.rcvNxt;
     this.unacked = 0;
     this.delackPending = false;
+    // Linux: an answer sent within the delayed-ACK time of the data it answers makes the connection interactive.
+    if (t - this.lastDataIn < this.sim.profile.delayedAckMs) this.interactive = true;
     const lost = this.sim.lossRate > 0 && this.sim.random() < this.sim.lossRate;
     this.out.send(t, len, lost ? null : (ta) => this.peer.receive(ta, seq, len, ack));
     if (this.sndUna === this.sndNxt || seq < this.sndNxt) this.armRto(t);
@@ -253,6 +266,13 @@ class Endpoint {
         this.rcvNxt += next;
       }
       this.unacked++;
+      this.lastDataIn = t;
+      // Linux ACKs a segment in quickack mode as it arrives, before the application has read it,
+      // so no reply can carry that ACK. Interactive connections get delayed ACKs instead.
+      if (this.quickAcks > 0 && !this.interactive && !hadHole) {
+        this.quickAcks--;
+        this.sendAck(t);
+      }
       // Deliver first: a reply written now carries the ACK for free, and replies written together leave together.
       if (this.incoming.length && this.incoming[0].end <= this.rcvNxt) {
         this.corked = true;
@@ -278,7 +298,9 @@ class Endpoint {
     // BSD stacks sent delayed ACKs on a global 200 ms heartbeat, not 200 ms after the segment.
     const fireAt = delayedAckTick ? (Math.floor(t / delayedAckMs) + 1) * delayedAckMs : t + delayedAckMs;
     this.sim.events.push(fireAt, (tt) => {
-      if (this.delackPending && generation === this.delackGeneration && this.unacked > 0) this.sendAck(tt);
+      if (!this.delackPending || generation !== this.delackGeneration || this.unacked === 0) return;
+      this.interactive = false; // Linux leaves pingpong mode when a delayed ACK had to be sent
+      this.sendAck(tt);
     });
   }
 
@@ -379,6 +401,8 @@ class Connection {
     this.established = false;
     this.busy = false;
     this.closed = false;
+    /** Whether the server has sent its FIN already (HTTP/1.0 with profile.finSharing). */
+    this.serverFin = false;
     /** Requests the server has received and not yet answered, in order. */
     this.serverQueue = /** @type {PlannedRequest[]} */ ([]);
   }
@@ -393,13 +417,36 @@ class Connection {
     }));
   }
 
-  /** FIN and ACK each way. @param {number} t */
+  /** FIN and ACK each way; with profile.finSharing, the second FIN carries the ACK of the first. @param {number} t */
   close(t) {
     if (this.closed) return;
     this.closed = true;
-    this.sim.down.send(t, 0, null);
-    this.sim.up.send(t, 0, null);
-    this.sim.up.send(t, 0, null);
+    if (!this.sim.profile.finSharing) {
+      this.sim.down.send(t, 0, null);
+      this.sim.up.send(t, 0, null);
+      this.sim.up.send(t, 0, null);
+      this.sim.down.send(t, 0, null);
+    } else if (this.serverFin) {
+      this.sim.up.send(t, 0, null); // the client's FIN, with the ACK of the server's
+      this.sim.down.send(t, 0, null);
+    } else {
+      this.sim.up.send(t, 0, null);
+      this.sim.down.send(t, 0, null); // the server's FIN, with the ACK of the client's
+      this.sim.up.send(t, 0, null);
+    }
+  }
+
+  /**
+   * The server closes right after its response (HTTP/1.0, with profile.finSharing). Its FIN
+   * rides on the last data segment when that is still in the socket: Linux lets the first
+   * segment of a write go down to the link at once and keeps the rest until the link takes
+   * them (TCP small queues), so a FIN has its own packet only after a one-segment response.
+   * @param {number} t @param {number} bytes the response
+   */
+  closeFromServer(t, bytes) {
+    const server = this.server;
+    this.serverFin = true;
+    if (server.sndNxt < server.appEnd || bytes > server.mss) return;
     this.sim.down.send(t, 0, null);
   }
 }
@@ -504,7 +551,11 @@ class Simulation {
 
   /** The server has the whole request: it answers after its own time. @param {number} t @param {Connection} conn @param {PlannedRequest} r */
   serve(t, conn, r) {
-    const respond = (/** @type {number} */ ts) => conn.server.write(ts, r.responseBytes, (tc) => this.received(tc, conn, r));
+    const respond = (/** @type {number} */ ts) => {
+      conn.server.write(ts, r.responseBytes, (tc) => this.received(tc, conn, r));
+      // After the response's segments have been sent (a write made while delivering waits for the delivery to end).
+      if (this.strategy === 'http1.0' && this.profile.finSharing) this.events.push(ts, (tf) => conn.closeFromServer(tf, r.responseBytes));
+    };
     if (this.serverMs > 0) this.events.push(t + this.serverMs, respond);
     else respond(t);
   }

@@ -16,6 +16,13 @@
  * @property {number} delayedAckMs how long a receiver may hold an ACK for a lone segment
  * @property {boolean} delayedAckTick whether delayed ACKs leave on a global timer of that period (BSD) rather than that long after the segment (Linux)
  * @property {boolean} nagle whether senders hold back short segments while data is unacknowledged
+ * @property {number} quickAcks data segments a receiver ACKs one by one, as they arrive, at the start of a connection
+ *   (Linux's quickack mode: 16, TCP_MAX_QUICKACKS); 0 for none. None while the connection is interactive (this end
+ *   sent data within delayedAckMs of receiving some: Linux's pingpong mode), which a delayed ACK that had to wait
+ *   for its timer ends
+ * @property {boolean} finSharing whether FINs share packets: the second FIN of a close carries the ACK of the first
+ *   (Linux holds that ACK in CLOSE_WAIT for the application's close), and an HTTP/1.0 server's FIN rides on its last
+ *   data segment when that is still waiting to leave; false: a FIN and an ACK each way, four packets
  * @property {number} lossPercent data segments lost, per hundred
  * @property {number} minRtoMs the least retransmission timeout
  * @property {number} initialRtoMs the timeout before any round trip was measured
@@ -27,9 +34,15 @@
  */
 
 /** TCP as stacks of the late 1990s set it up (BSD-derived: RFC 1122 and 2001; 3 s initial RTO). */
-const TCP_1990S = { perPacketMs: 0, fixedMs: 0, iw: 1, rwnd: 32768, delayedAckMs: 200, delayedAckTick: true, nagle: false, lossPercent: 0, minRtoMs: 1000, initialRtoMs: 3000, timerTickMs: 500 };
+const TCP_1990S = { perPacketMs: 0, fixedMs: 0, iw: 1, rwnd: 32768, delayedAckMs: 200, delayedAckTick: true, nagle: false, quickAcks: 0, finSharing: false, lossPercent: 0, minRtoMs: 1000, initialRtoMs: 3000, timerTickMs: 500 };
 /** TCP as Linux sets it up today: IW10 (RFC 6928), 40 ms delayed ACK, 200 ms minimum RTO, 1 s initial RTO (RFC 6298). */
-const TCP_TODAY = { perPacketMs: 0, fixedMs: 0, iw: 10, rwnd: 3 * 1024 * 1024, delayedAckMs: 40, delayedAckTick: false, nagle: false, lossPercent: 0, minRtoMs: 200, initialRtoMs: 1000, timerTickMs: 0 };
+const TCP_TODAY = { perPacketMs: 0, fixedMs: 0, iw: 10, rwnd: 3 * 1024 * 1024, delayedAckMs: 40, delayedAckTick: false, nagle: false, quickAcks: 0, finSharing: false, lossPercent: 0, minRtoMs: 200, initialRtoMs: 1000, timerTickMs: 0 };
+/**
+ * What Linux's TCP does beyond TCP_TODAY, measured on a veth pair by test/netns.test.js:
+ * quick ACKs at a connection's start (TCP_MAX_QUICKACKS) and FINs that share packets.
+ * Spread it over a profile to count packets as a Linux client and server exchange them.
+ */
+export const LINUX_TCP = { quickAcks: 16, finSharing: true };
 
 /** @type {Record<string, NetworkProfile>} */
 export const NETWORKS = {
