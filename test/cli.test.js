@@ -107,10 +107,17 @@ describe('command line', () => {
     expect(direct.savings.map((s) => [s.protocol, s.visit, s.requests.before, s.requests.after])).toEqual([['h2', 'first', 31, 31]]);
   });
 
-  it('report --html writes one self-contained HTML file', async () => {
-    const file = path.join(await tempDir(), 'report.html');
-    const result = await cli(['report', 'fixtures/ricochet', 'fixtures/ricochet', '--html', file, '--network', 'wan-1997', '--protocol', 'h2,pipelined']);
+  it('report on microscape before and after a build prints the table and writes the HTML report', async () => {
+    const dir = await tempDir();
+    const out = path.join(dir, 'out');
+    expect((await cli(['build', 'fixtures/microscape', '--out', out, '--no-report'])).code).toBe(0);
+    const file = path.join(dir, 'report.html');
+    const result = await cli(['report', 'fixtures/microscape', out, '--html', file, '--network', 'wan-1997']);
     expect(result.code).toBe(0);
+    const lines = result.stdout.split('\n');
+    expect(lines[2]).toMatch(/^\/index\.html on wan-1997: /);
+    for (const label of ['HTTP/1.0', 'HTTP/1.1', 'HTTP/1.1 pipelined', 'HTTP/2']) expect(lines.some((l) => l.startsWith(`${label} `))).toBe(true);
+    expect(result.stdout).toContain('43 -> 43 (0%)');
     const html = await fs.readFile(file, 'utf8');
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
     expect(html).toContain('<svg');
