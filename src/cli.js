@@ -10,6 +10,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { build } from './pipeline.js';
 import { loadConfig } from './config.js';
 import { UserError } from './errors.js';
+import { collect, list } from './cli-options.js';
 import { VERSION } from './summary.js';
 import { PASSES, PASS_ORDER } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
@@ -20,10 +21,6 @@ import { writeFileAtomic } from './util/atomic.js';
 import { renderHtmlReport } from './report/html.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
 
-/** @param {string} value */
-const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
-/** @param {string} value @param {string[]} previous */
-const collect = (value, previous = []) => [...previous, value];
 
 export const DEMO_SITE = fileURLToPath(new URL('../fixtures/microscape', import.meta.url));
 

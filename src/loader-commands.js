@@ -11,6 +11,7 @@ import { networkProfile, NETWORKS } from './loader/networks.js';
 import { compareSites, defaultPages, REPORT_NETWORKS } from './report/compare.js';
 import { formatReport, formatRuns } from './report/table.js';
 import { UserError } from './errors.js';
+import { collect, list } from './cli-options.js';
 
 /**
  * @typedef {object} LoaderFlags what the shared options parse to
@@ -28,10 +29,6 @@ import { UserError } from './errors.js';
  * @property {string} [domains]
  */
 
-/** @param {string} value */
-const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);
-/** @param {string} value @param {string[]} previous */
-const collect = (value, previous = []) => [...previous, value];
 
 /**
  * Adds the options of the loader to a command.

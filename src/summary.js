@@ -44,7 +44,7 @@ export function summarize(site, run) {
   }
   const bytesOut = files.reduce((sum, f) => sum + f.outputSize, 0);
   const sum = (/** @type {Record<string, number>} */ m) => Object.values(m).reduce((a, b) => a + b, 0);
-  const warnings = [...site.warnings, ...referenceWarnings(site)];
+  const warnings = [...site.warnings, ...referenceWarnings(references)];
   return {
     tool: 'pagediet',
     version: VERSION,
@@ -87,17 +87,17 @@ export function summarize(site, run) {
  * one line for all links (`<a href>`, ...) that point at pages not in it:
  * a site built from part of a larger one has many, and they cost no request.
  * External URLs are listed in the references, not warned about.
- * @param {import('./site/site.js').Site} site
+ * @param {import('./site/site.js').Reference[]} references every reference of the site
  * @returns {import('./site/site.js').Warning[]}
  */
-function referenceWarnings(site) {
+function referenceWarnings(references) {
   const messages = /** @type {Record<string, string>} */ ({
     missing: 'points at a file that does not exist',
     escapes: 'leaves the site root: not followed',
     invalid: 'is not a usable URL',
     ambiguous: 'matches several files',
   });
-  const unresolved = site.references.filter((r) => messages[r.status]);
+  const unresolved = references.filter((r) => messages[r.status]);
   const loaded = unresolved.filter((r) => REFERENCE_KINDS[r.kind].subresource || r.status !== 'missing');
   const links = unresolved.filter((r) => !loaded.includes(r));
   const warnings = loaded.map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${messages[r.status]}${r.note ? ` (${r.note})` : ''}` }));

@@ -46,7 +46,7 @@ import { chooseEncoding } from './negotiate.js';
 export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false }) {
   const tags = new EntityTags();
   /** @type {Finder} */
-  const find = snapshot ? remembered(root) : { locate, sidecars };
+  const find = snapshot ? remembered() : { locate, sidecars };
   /** @type {WeakMap<object, number>} */
   const connections = new WeakMap();
   let counted = 0;
@@ -101,10 +101,9 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
 /**
  * File lookups that remember their answers, and small files' bytes, for a
  * directory that holds still.
- * @param {string} root
  * @returns {Finder}
  */
-function remembered(root) {
+function remembered() {
   /** @type {Map<string, ReturnType<typeof locate>>} */
   const located = new Map();
   /** @type {Map<string, ReturnType<typeof sidecars>>} */

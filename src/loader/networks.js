@@ -103,11 +103,6 @@ export const NETWORKS = {
   },
 };
 
-/** The profiles of the studies, in the order they are reported. */
-export const HISTORICAL = ['lan-1997', 'wan-1997', 'modem-28.8k', 'ethernet-1999', 'ricochet-1999', 'satellite'];
-/** Today's presets. */
-export const TODAY = ['3g', 'slow-4g', 'fast-4g', 'cable', 'fiber'];
-
 /**
  * @typedef {object} CustomNetwork flags of `--network custom`, all optional
  * @property {number} [rtt] ms

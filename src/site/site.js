@@ -10,7 +10,6 @@ import { decodeBytes, detectCssCharset, detectHtmlCharset, encodeText } from './
 import { htmlReferences } from './html-refs.js';
 import { stylesheetReferences } from './css-refs.js';
 import { baseDirectory, resolveReference } from './resolve.js';
-import { REFERENCE_KINDS } from './reference-kinds.js';
 import { isHtmlPath, mimeType, extensionOf } from './mime.js';
 import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
@@ -83,10 +82,6 @@ export class SiteFile {
     this.source = null;
     /** Output bytes when a pass changed the file; null: the output is the input. @type {Buffer | null} */
     this.output = null;
-  }
-
-  get changed() {
-    return this.output !== null;
   }
 
   get outputSize() {
@@ -380,5 +375,3 @@ function encodeSuffix(suffix) {
 function isAbsolute(url) {
   return /^[a-zA-Z][a-zA-Z0-9+.-]*:|^\/\//.test(url.trim());
 }
-
-export { REFERENCE_KINDS };
