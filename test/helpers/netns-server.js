@@ -7,8 +7,8 @@
 import { startServer } from '../../src/loader/server.js';
 
 const [root, host] = process.argv.slice(2);
-const http1 = await startServer({ root, host, protocol: 'http1' });
-const h2c = await startServer({ root, host, protocol: 'h2c' });
+const http1 = await startServer({ root, host, protocol: 'http1', snapshot: true });
+const h2c = await startServer({ root, host, protocol: 'h2c', snapshot: true });
 process.stdout.write(`${JSON.stringify({ http1: http1.url, h2c: h2c.url })}\n`);
 
 let stopping = false;
