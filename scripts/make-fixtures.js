@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkFonts } from './fixtures/fonts.js';
+import { makeGifCorpus } from './fixtures/gif-corpus.js';
 import { makeH2Sample } from './fixtures/h2-sample.js';
 import { makeMicroscape } from './fixtures/microscape.js';
 import { makeRicochet } from './fixtures/ricochet.js';
@@ -27,6 +28,7 @@ export async function makeFixtures(outRoot = DEFAULT_OUT) {
   await makeMicroscape(outRoot);
   await makeRicochet(outRoot);
   await makeH2Sample(outRoot);
+  await makeGifCorpus(outRoot);
 }
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);
