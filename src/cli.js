@@ -10,7 +10,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { build } from './pipeline.js';
 import { loadConfig } from './config.js';
 import { UserError } from './errors.js';
-import { collect, list } from './cli-options.js';
+import { collect, list, nonNegativeInteger, qualityRange } from './cli-options.js';
 import { VERSION } from './summary.js';
 import { PASSES, PASS_ORDER } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
@@ -88,6 +88,15 @@ function createProgram(sys) {
     .option('--no-report', 'skip the report that loads the input and the output with the robot and compares them')
     .option('--network <list>', `networks the report models (comma-separated; default ${REPORT_NETWORKS.join(',')})`, list)
     .option('--html <file>', 'also write the report as a self-contained HTML file')
+    .option('--prune', 'remove an original image from the output once every reference points at its replacement')
+    .addOption(new Option('--animations <format>', 'what animated GIFs may become (auto: the smaller)').choices(['auto', 'apng', 'webp']))
+    .option('--picture', 'keep animated GIFs in <img> as the fallback of a <picture> with the new format')
+    .option('--lossy', 'allow lossy image encodings (quantized PNG palettes, lossy WebP)')
+    .option('--quality <min-max>', 'quality floor and target for --lossy, 0-100 (default 65-80)', qualityRange)
+    .option('--zopfli-iterations <n>', 'zopfli iterations for PNG data; 0 uses zlib only (default 15)', nonNegativeInteger)
+    .option('--max-pixels <n>', 'leave alone images with more pixels (default 100000000)', nonNegativeInteger)
+    .option('--no-cache', 'do not keep or use results of earlier builds')
+    .option('--cache-dir <dir>', 'where results are kept between builds (default node_modules/.cache/pagediet)')
     .option('-q, --quiet', 'no progress output')
     .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)')
     .action(async (input, flags, command) => {
@@ -158,7 +167,7 @@ function merge(config, flags, command) {
  * Builds, then (unless --no-report) loads the input and the output with the
  * robot and prints what the build saved.
  * @param {Io} sys
- * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string }} opts
+ * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string } & import('./config.js').ImageConfig} opts
  */
 async function runBuild(sys, opts) {
   const showProgress = sys.isTTY && !opts.quiet;
@@ -170,6 +179,15 @@ async function runBuild(sys, opts) {
     skip: opts.skip,
     force: opts.force,
     origins: opts.origins,
+    prune: opts.prune,
+    animations: opts.animations,
+    picture: opts.picture,
+    lossy: opts.lossy,
+    quality: opts.quality,
+    zopfliIterations: opts.zopfliIterations,
+    maxPixels: opts.maxPixels,
+    cache: opts.cache,
+    cacheDir: opts.cacheDir === undefined ? undefined : path.resolve(sys.cwd, opts.cacheDir),
     onProgress: progress,
   });
   /** @type {import('./report/compare.js').ReportData | undefined} */

@@ -17,10 +17,30 @@ export const CONFIG_KEYS = /** @type {const} */ ({
   origins: 'list',
   report: 'boolean',
   quiet: 'boolean',
+  prune: 'boolean',
+  animations: 'string',
+  picture: 'boolean',
+  lossy: 'boolean',
+  quality: 'range',
+  zopfliIterations: 'number',
+  maxPixels: 'number',
+  cache: 'boolean',
+  cacheDir: 'string',
 });
 
 /**
- * @typedef {{ out?: string, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, quiet?: boolean }} FileConfig
+ * @typedef {object} ImageConfig
+ * @property {boolean} [prune]
+ * @property {'auto' | 'apng' | 'webp'} [animations]
+ * @property {boolean} [picture]
+ * @property {boolean} [lossy]
+ * @property {[number, number]} [quality]
+ * @property {number} [zopfliIterations]
+ * @property {number} [maxPixels]
+ * @property {boolean} [cache]
+ * @property {string} [cacheDir]
+ *
+ * @typedef {{ out?: string, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, quiet?: boolean } & ImageConfig} FileConfig
  */
 
 /**
@@ -68,8 +88,12 @@ function validate(value, where) {
   for (const [key, v] of Object.entries(value)) {
     const type = /** @type {Record<string, string>} */ (CONFIG_KEYS)[key];
     if (!type) throw new UserError(`${where}: unknown option '${key}' (known: ${Object.keys(CONFIG_KEYS).join(', ')})`);
-    const ok = type === 'list' ? Array.isArray(v) && v.every((x) => typeof x === 'string') : typeof v === type;
-    if (!ok) throw new UserError(`${where}: option '${key}' must be ${type === 'list' ? 'a list of strings' : `a ${type}`}`);
+    const ok = type === 'list' ? Array.isArray(v) && v.every((x) => typeof x === 'string')
+      : type === 'range' ? Array.isArray(v) && v.length === 2 && v.every((x) => Number.isInteger(x) && x >= 0 && x <= 100) && v[0] <= v[1]
+        : type === 'number' ? Number.isInteger(v) && /** @type {number} */ (v) >= 0
+          : typeof v === type;
+    const expected = { list: 'a list of strings', range: 'a [min, max] pair from 0 to 100', number: 'a whole number, 0 or more' }[type] ?? `a ${type}`;
+    if (!ok) throw new UserError(`${where}: option '${key}' must be ${expected}`);
     config[key] = v;
   }
   return /** @type {FileConfig} */ (config);

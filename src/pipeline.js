@@ -7,8 +7,10 @@ import { Site } from './site/site.js';
 import { prepareOutput, writeOutput } from './output.js';
 import { PASSES, PASS_ORDER } from './passes/index.js';
 import { UserError } from './errors.js';
-import { requestsPerPage } from './requests.js';
+import { bytesPerPage, requestsPerPage } from './requests.js';
 import { summarize } from './summary.js';
+import { WorkerPool } from './util/pool.js';
+import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 
 /**
  * @typedef {import('./site/site.js').Site} SiteModel
@@ -38,6 +40,8 @@ import { summarize } from './summary.js';
  * @property {(decision: Decision) => void} decide
  * @property {(file: string, code: string, message: string) => void} warn
  * @property {(message: string) => void} progress
+ * @property {(job: string, bytes: Buffer, options: object) => Promise<any>} compute runs a job of src/jobs.js in the
+ *   worker pool, or takes its result from the persistent cache (keyed by the job, the bytes and the options)
  *
  * @typedef {object} OptionSpec
  * @property {'boolean' | 'number' | 'string' | 'list'} type
@@ -59,6 +63,16 @@ import { summarize } from './summary.js';
  * @property {string[]} [origins] absolute origins that are this site
  * @property {Pass[]} [passes] the passes to choose from (default: pagediet's own)
  * @property {(message: string) => void} [onProgress]
+ * @property {boolean} [cache] keep results of expensive work between builds (default true)
+ * @property {string} [cacheDir] default: node_modules/.cache/pagediet of the nearest package
+ * @property {number} [threads] worker threads (default: the machine's cores)
+ * @property {boolean} [prune] remove originals whose every reference now points at a replacement
+ * @property {'auto' | 'apng' | 'webp'} [animations] formats animated GIFs may become (default auto: the smaller)
+ * @property {boolean} [picture] wrap converted animations' <img> in <picture> with the GIF as fallback
+ * @property {boolean} [lossy] allow lossy image encodings
+ * @property {[number, number]} [quality] floor and target quality for lossy encodings (default 65-80)
+ * @property {number} [zopfliIterations] zopfli iterations for PNG data (default 15; 0: zlib only)
+ * @property {number} [maxPixels] images with more pixels are left alone (default 100 million)
  */
 
 /**
@@ -90,30 +104,35 @@ export async function build(options) {
   const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir });
   const inputBytes = totalBytes(site);
   const requestsBefore = requestsPerPage(site);
+  const pageBytesBefore = bytesPerPage(site);
+
+  const pool = new WorkerPool({ threads: options.threads });
+  const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
+  const work = { jobs: 0, cacheHits: 0 };
+  /** @type {PassContext['compute']} */
+  const compute = async (job, bytes, jobOptions) => {
+    const key = cache ? cacheKey(job, jobOptions, [bytes]) : '';
+    if (cache) {
+      const hit = await cache.get(key);
+      if (hit !== undefined) {
+        work.cacheHits++;
+        return hit;
+      }
+    }
+    work.jobs++;
+    const result = await pool.run(job, { bytes, options: jobOptions });
+    if (cache) await cache.set(key, result);
+    return result;
+  };
 
   /** @type {PassReport[]} */
   const reports = [];
-  for (const pass of passes) {
-    progress(`${pass.name}: ${pass.description}`);
-    const t0 = Date.now();
-    /** @type {PassReport} */
-    const report = { name: pass.name, description: pass.description, files: [], bytesBefore: 0, bytesAfter: 0, referencesRewritten: 0, requestsRemoved: 0, decisions: [], ms: 0 };
-    await pass.run(site, {
-      options,
-      touched: (file, before, after) => {
-        report.files.push({ path: file, before, after });
-        report.bytesBefore += before;
-        report.bytesAfter += after;
-      },
-      rewrote: (count) => { report.referencesRewritten += count; },
-      removedRequests: (count) => { report.requestsRemoved += count; },
-      decide: (decision) => { report.decisions.push(decision); },
-      warn: (file, code, message) => site.warn(file, code, `${pass.name}: ${message}`),
-      progress: (message) => progress(`${pass.name}: ${message}`),
-    });
-    report.ms = Date.now() - t0;
-    reports.push(report);
+  try {
+    for (const pass of passes) reports.push(await runPass(pass, site, options, compute, progress));
+  } finally {
+    await pool.close();
   }
+  await cache?.trim();
 
   progress(`writing ${options.output}`);
   const written = await writeOutput(site, plan);
@@ -122,10 +141,44 @@ export async function build(options) {
     output: plan.dir,
     inputBytes,
     requestsBefore,
+    pageBytesBefore,
     passes: reports,
     written,
+    work,
     ms: Date.now() - started,
   });
+}
+
+/**
+ * Runs one pass and reports what it did.
+ * @param {Pass} pass
+ * @param {SiteModel} site
+ * @param {BuildOptions} options
+ * @param {PassContext['compute']} compute
+ * @param {(message: string) => void} progress
+ * @returns {Promise<PassReport>}
+ */
+async function runPass(pass, site, options, compute, progress) {
+  progress(`${pass.name}: ${pass.description}`);
+  const t0 = Date.now();
+  /** @type {PassReport} */
+  const report = { name: pass.name, description: pass.description, files: [], bytesBefore: 0, bytesAfter: 0, referencesRewritten: 0, requestsRemoved: 0, decisions: [], ms: 0 };
+  await pass.run(site, {
+    options,
+    touched: (file, before, after) => {
+      report.files.push({ path: file, before, after });
+      report.bytesBefore += before;
+      report.bytesAfter += after;
+    },
+    rewrote: (count) => { report.referencesRewritten += count; },
+    removedRequests: (count) => { report.requestsRemoved += count; },
+    decide: (decision) => { report.decisions.push(decision); },
+    warn: (file, code, message) => site.warn(file, code, `${pass.name}: ${message}`),
+    progress: (message) => progress(`${pass.name}: ${message}`),
+    compute,
+  });
+  report.ms = Date.now() - t0;
+  return report;
 }
 
 /** @param {SiteModel} site */

@@ -36,3 +36,18 @@ export function requestsPerPage(site) {
   for (const page of site.pages) counts[page.path] = pageRequests(site, page.path).length;
   return counts;
 }
+
+/**
+ * What each page weighs: the bytes of the page and of every subresource it
+ * loads, each once (output bytes: what a pass wrote, or the input's).
+ * @param {import('./site/site.js').Site} site
+ * @returns {Record<string, number>} bytes per page
+ */
+export function bytesPerPage(site) {
+  /** @type {Record<string, number>} */
+  const bytes = {};
+  for (const page of site.pages) {
+    bytes[page.path] = pageRequests(site, page.path).reduce((sum, p) => sum + (site.files.get(p)?.outputSize ?? 0), 0);
+  }
+  return bytes;
+}

@@ -2,7 +2,7 @@
  * The build summary: what `build --json` prints and `optimize()` returns.
  */
 import { readFileSync } from 'node:fs';
-import { requestsPerPage } from './requests.js';
+import { bytesPerPage, requestsPerPage } from './requests.js';
 import { REFERENCE_KINDS } from './site/reference-kinds.js';
 
 export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).version;
@@ -13,8 +13,9 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  * @property {string} version
  * @property {string} input
  * @property {string} output
- * @property {{ files: number, pages: number, stylesheets: number, assets: number, bytesIn: number, bytesOut: number, bytesSaved: number, references: number, requestsBefore: number, requestsAfter: number, warnings: number }} totals
- * @property {{ path: string, charset: string | null, bytes: number, references: number, requestsBefore: number, requestsAfter: number }[]} pages
+ * @property {{ files: number, pages: number, stylesheets: number, assets: number, bytesIn: number, bytesOut: number, bytesSaved: number, references: number, requestsBefore: number, requestsAfter: number, pageBytesBefore: number, pageBytesAfter: number, warnings: number }} totals
+ *   pageBytes: what the pages load, each page with its subresources once; bytesIn/bytesOut: every file of the input and the output
+ * @property {{ path: string, charset: string | null, bytes: number, references: number, requestsBefore: number, requestsAfter: number, loadBytesBefore: number, loadBytesAfter: number }[]} pages
  * @property {{ path: string, type: string, role: string, bytesIn: number, bytesOut: number }[]} assets
  * @property {Record<string, number>} referencesByKind
  * @property {Record<string, number>} referencesByStatus
@@ -22,18 +23,21 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  * @property {import('./pipeline.js').PassReport[]} passes
  * @property {import('./site/site.js').Warning[]} warnings
  * @property {{ written: number, copied: number, removed: number }} written
+ * @property {{ jobs: number, cacheHits: number }} work expensive jobs run, and results taken from the cache instead
  * @property {number} ms
  */
 
 /**
  * @param {import('./site/site.js').Site} site
- * @param {{ input: string, output: string, inputBytes: number, requestsBefore: Record<string, number>, passes: import('./pipeline.js').PassReport[], written: { written: number, copied: number, removed: number }, ms: number }} run
+ * @param {{ input: string, output: string, inputBytes: number, requestsBefore: Record<string, number>, pageBytesBefore?: Record<string, number>, passes: import('./pipeline.js').PassReport[], written: { written: number, copied: number, removed: number }, work?: { jobs: number, cacheHits: number }, ms: number }} run
  * @returns {BuildSummary}
  */
 export function summarize(site, run) {
   const files = [...site.files.values()];
   const references = site.references;
   const requestsAfter = requestsPerPage(site);
+  const pageBytesAfter = bytesPerPage(site);
+  const pageBytesBefore = run.pageBytesBefore ?? pageBytesAfter;
   /** @type {Record<string, number>} */
   const byKind = {};
   /** @type {Record<string, number>} */
@@ -61,6 +65,8 @@ export function summarize(site, run) {
       references: references.length,
       requestsBefore: sum(run.requestsBefore),
       requestsAfter: sum(requestsAfter),
+      pageBytesBefore: sum(pageBytesBefore),
+      pageBytesAfter: sum(pageBytesAfter),
       warnings: warnings.length,
     },
     pages: site.pages.map((p) => ({
@@ -70,6 +76,8 @@ export function summarize(site, run) {
       references: p.references.length,
       requestsBefore: run.requestsBefore[p.path] ?? 0,
       requestsAfter: requestsAfter[p.path] ?? 0,
+      loadBytesBefore: pageBytesBefore[p.path] ?? 0,
+      loadBytesAfter: pageBytesAfter[p.path] ?? 0,
     })),
     assets: files.filter((f) => f.role !== 'page').map((f) => ({ path: f.path, type: f.mime, role: f.role, bytesIn: f.size, bytesOut: f.outputSize })),
     referencesByKind: sortKeys(byKind),
@@ -78,6 +86,7 @@ export function summarize(site, run) {
     passes: run.passes,
     warnings,
     written: run.written,
+    work: run.work ?? { jobs: 0, cacheHits: 0 },
     ms: run.ms,
   };
 }

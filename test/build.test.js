@@ -33,7 +33,7 @@ describe('build', () => {
     written.delete(MARKER);
     expect(written).toEqual(before);
     expect(summary.totals).toMatchObject({ files: 5, pages: 1, assets: 4, bytesIn: summary.totals.bytesOut, bytesSaved: 0, references: 2, requestsBefore: 3, requestsAfter: 3 });
-    expect(summary.pages).toEqual([{ path: 'index.html', charset: 'windows-1252', bytes: LATIN1.length, references: 2, requestsBefore: 3, requestsAfter: 3 }]);
+    expect(summary.pages).toEqual([{ path: 'index.html', charset: 'windows-1252', bytes: LATIN1.length, references: 2, requestsBefore: 3, requestsAfter: 3, loadBytesBefore: LATIN1.length + 2 * GIF.length, loadBytesAfter: LATIN1.length + 2 * GIF.length }]);
     expect(summary.references.map((r) => [r.url, r.target])).toEqual([['caf\u00e9.gif', 'caf\u00e9.gif'], ['b.gif', 'b.gif']]);
   });
 
@@ -100,7 +100,7 @@ describe('build', () => {
     summary = await build({ input, output: out, passes, only: ['third', 'first'] });
     expect(ran).toEqual(['first', 'third']);
     await expect(build({ input, output: out, passes, only: ['fourth'] })).rejects.toThrow("unknown pass 'fourth'; available: first, second, third");
-    await expect(build({ input, output: out, skip: ['gif-to-png'] })).rejects.toThrow("unknown pass 'gif-to-png' (planned, not in this version)");
+    await expect(build({ input, output: out, skip: ['css'] })).rejects.toThrow("unknown pass 'css' (planned, not in this version); available: gif-to-png, animations, png");
   });
 
   it('lets a pass convert a file and retarget its references by editing only their bytes', async () => {

@@ -7,9 +7,12 @@
  * A pass is a module that exports a Pass object (see src/pipeline.js):
  * `name`, `description`, documented `options`, and `run(site, ctx)`.
  */
+import gifToPng from './gif-to-png.js';
+import animations from './animations.js';
+import png from './png.js';
 
 /** The stable names of pagediet's passes, in run order, including those not built yet. */
 export const PASS_ORDER = ['text-images', 'gif-to-png', 'animations', 'png', 'html-case', 'css', 'precompress'];
 
 /** @type {import('../pipeline.js').Pass[]} the passes this version has, in PASS_ORDER */
-export const PASSES = [];
+export const PASSES = [gifToPng, animations, png];

@@ -29,18 +29,37 @@ export function formatBuildSummary(s) {
     `pagediet ${s.version}: ${s.input} -> ${s.output}`,
     `  files      ${t.pages} pages, ${t.stylesheets} style sheets, ${t.assets} other files`,
     `  references ${t.references}${kinds ? ` (${kinds})` : ''}`,
-    `  bytes      ${formatBytes(t.bytesIn)} -> ${formatBytes(t.bytesOut)}, saved ${saving(t.bytesIn, t.bytesOut)}`,
+    `  page bytes ${formatBytes(t.pageBytesBefore)} -> ${formatBytes(t.pageBytesAfter)} loaded by ${t.pages} page${t.pages === 1 ? '' : 's'}, saved ${saving(t.pageBytesBefore, t.pageBytesAfter)}`,
+    `  files      ${formatBytes(t.bytesIn)} -> ${formatBytes(t.bytesOut)} in all${t.bytesOut > t.bytesIn ? ' (originals stay beside their replacements; --prune removes them)' : `, saved ${saving(t.bytesIn, t.bytesOut)}`}`,
     `  requests   ${t.requestsBefore} -> ${t.requestsAfter} for ${t.pages} page${t.pages === 1 ? '' : 's'}, saved ${t.requestsBefore - t.requestsAfter}`,
   ];
   if (s.passes.length === 0) lines.push('  passes     none ran');
   for (const p of s.passes) {
     const kept = p.decisions.filter((d) => d.action !== 'changed').length;
     lines.push(`  ${p.name.padEnd(12)} ${p.files.length} files, ${formatBytes(p.bytesBefore)} -> ${formatBytes(p.bytesAfter)}, ${p.referencesRewritten} references rewritten, ${p.requestsRemoved} requests removed, ${kept} kept (${p.ms} ms)`);
+    for (const [reason, n] of keptReasons(p.decisions)) lines.push(`  ${''.padEnd(12)}   ${n} kept: ${reason}`);
   }
+  if (s.work.jobs || s.work.cacheHits) lines.push(`  work       ${s.work.jobs} jobs run, ${s.work.cacheHits} results from the cache`);
   if (s.warnings.length) {
     lines.push(`  warnings   ${s.warnings.length}`);
     for (const w of s.warnings.slice(0, 20)) lines.push(`    ${w.file || '(build)'}: ${w.message}`);
     if (s.warnings.length > 20) lines.push(`    ... and ${s.warnings.length - 20} more (see --json)`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Why files were kept, grouped: the reason without its figures.
+ * @param {import('../pipeline.js').Decision[]} decisions
+ * @returns {[string, number][]}
+ */
+function keptReasons(decisions) {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const d of decisions) {
+    if (d.action === 'changed') continue;
+    const reason = d.reason.replace(/\s*\(.*$/, '');
+    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]);
 }

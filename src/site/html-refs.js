@@ -22,6 +22,9 @@ import { linkKind } from './reference-kinds.js';
  * @property {number} end byte offset after its last byte
  * @property {string} [element] the element's name, lower case
  * @property {string} [attribute] the attribute's name, lower case
+ * @property {number} [tagStart] for an <img src>: byte offset of the element's start tag
+ * @property {number} [tagEnd] for an <img src>: byte offset after its start tag
+ * @property {boolean} [inPicture] for an <img src>: whether its parent is a <picture>
  *
  * @typedef {{ startOffset: number, endOffset: number }} Span
  */
@@ -64,7 +67,16 @@ export function htmlReferences(view) {
   const single = (el, name, kind) => {
     const range = attributeValueRange(view, el, name);
     if (!range) return;
-    push({ kind, url: attributeText(view, range.start, range.end), start: view.byteOffset(range.start), end: view.byteOffset(range.end), element: el.name, attribute: name });
+    /** @type {FoundReference} */
+    const ref = { kind, url: attributeText(view, range.start, range.end), start: view.byteOffset(range.start), end: view.byteOffset(range.end), element: el.name, attribute: name };
+    // Where an image pass can wrap the element in <picture>.
+    const tag = /** @type {{ startTag?: Span } | null | undefined} */ (el.sourceCodeLocation)?.startTag;
+    if (el.name === 'img' && name === 'src' && tag) {
+      ref.tagStart = view.byteOffset(tag.startOffset);
+      ref.tagEnd = view.byteOffset(tag.endOffset);
+      ref.inPicture = /** @type {Element | null} */ (el.parent)?.name === 'picture';
+    }
+    push(ref);
   };
   /** @param {Element} el @param {string} name @param {ReferenceKind} kind */
   const srcset = (el, name, kind) => {

@@ -27,6 +27,9 @@ import { applyEdits, encodePath } from './edits.js';
  * @property {number} end byte offset after it
  * @property {string} [element]
  * @property {string} [attribute]
+ * @property {number} [tagStart] for an <img src>: byte range of the element's start tag
+ * @property {number} [tagEnd]
+ * @property {boolean} [inPicture] for an <img src>: whether its parent is a <picture>
  * @property {ResolveStatus} status
  * @property {string} [target] the site path it resolves to, when status is 'ok'
  * @property {'exact' | 'index' | 'extensionless'} [via]

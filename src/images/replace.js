@@ -1,0 +1,167 @@
+/**
+ * What the image passes share: finding the site's images by their content,
+ * running an image job on each (in the pool, through the cache), and putting
+ * a converted image in place of the original, with every reference to it
+ * rewritten and the original kept unless --prune.
+ */
+import path from 'node:path';
+import { sniffImageType } from './gif.js';
+import { applyEdits } from '../site/edits.js';
+import { encodeText } from '../site/charset.js';
+
+/** Defaults of the options the image passes share. */
+export const IMAGE_DEFAULTS = { zopfliIterations: 15, maxPixels: 100_000_000, quality: /** @type {[number, number]} */ ([65, 80]) };
+
+/**
+ * @typedef {import('../site/site.js').Site} Site
+ * @typedef {import('../site/site.js').SiteFile} SiteFile
+ * @typedef {import('../pipeline.js').PassContext} PassContext
+ * @typedef {import('./jobs.js').ImageResult} ImageResult
+ */
+
+/**
+ * The site's files whose bytes are an image of a type, whatever their names,
+ * with their bytes.
+ * @param {Site} site
+ * @param {'gif' | 'png'} type
+ * @returns {Promise<{ file: SiteFile, bytes: Buffer }[]>}
+ */
+export async function imagesOfType(site, type) {
+  const found = [];
+  for (const file of [...site.files.values()]) {
+    if (file.role !== 'asset') continue;
+    let bytes;
+    try {
+      bytes = await site.read(file.path);
+    } catch {
+      continue; // unreadable: the site model has warned
+    }
+    if (sniffImageType(bytes) === type) found.push({ file, bytes });
+  }
+  return found;
+}
+
+/**
+ * Runs a job on every image at once (the pool limits how many run), reporting
+ * progress as they finish.
+ * @param {PassContext} ctx
+ * @param {string} job
+ * @param {{ file: SiteFile, bytes: Buffer }[]} images
+ * @param {object} options
+ * @returns {Promise<ImageResult[]>}
+ */
+export async function computeAll(ctx, job, images, options) {
+  let done = 0;
+  return Promise.all(images.map(async ({ file, bytes }) => {
+    const result = /** @type {ImageResult} */ (await ctx.compute(job, bytes, options));
+    done++;
+    ctx.progress(`${done}/${images.length} ${file.path}`);
+    return result;
+  }));
+}
+
+/**
+ * A free site path for a converted file: the original's name with the new
+ * extension (`a.gif` → `a.png`, extensionless `bullet` → `bullet.png`),
+ * numbered when that name is taken.
+ * @param {Site} site
+ * @param {string} original
+ * @param {string} extension without the dot
+ */
+export function convertedPath(site, original, extension) {
+  const dir = path.posix.dirname(original);
+  const base = path.posix.basename(original).replace(/\.(gif|png|apng)$/i, '');
+  const at = (/** @type {string} */ name) => (dir === '.' ? name : `${dir}/${name}`);
+  let candidate = at(`${base}.${extension}`);
+  for (let n = 2; site.files.has(candidate) || site.directories.has(candidate); n++) candidate = at(`${base}-${n}.${extension}`);
+  return candidate;
+}
+
+/**
+ * Adds the converted image beside the original and points every reference
+ * at it; with prune, removes the original once nothing points at it.
+ * @param {Site} site
+ * @param {PassContext} ctx
+ * @param {SiteFile} original
+ * @param {Buffer} bytes
+ * @param {string} extension
+ * @returns {Promise<string>} the new site path
+ */
+export async function replaceImage(site, ctx, original, bytes, extension) {
+  const target = convertedPath(site, original.path, extension);
+  site.add(target, bytes, original.mtimeMs);
+  const refs = site.referencesTo(original.path);
+  await site.retarget(refs.map((ref) => ({ ref, target })));
+  ctx.rewrote(refs.length);
+  ctx.touched(target, original.outputSize, bytes.length);
+  if (ctx.options.prune && site.referencesTo(original.path).length === 0) site.remove(original.path);
+  return target;
+}
+
+/**
+ * Wraps each <img> that shows the original in <picture>, with a <source> for
+ * the converted image; the <img> keeps the original as the fallback for
+ * browsers without the format. References that are not an <img> outside a
+ * <picture> (CSS backgrounds, links) are pointed at the converted image.
+ * @param {Site} site
+ * @param {PassContext} ctx
+ * @param {SiteFile} original
+ * @param {Buffer} bytes
+ * @param {string} extension
+ * @param {string} mime
+ */
+export async function offerImage(site, ctx, original, bytes, extension, mime) {
+  const target = convertedPath(site, original.path, extension);
+  site.add(target, bytes, original.mtimeMs);
+  const refs = site.referencesTo(original.path);
+  const wrappable = refs.filter((r) => r.element === 'img' && r.attribute === 'src' && !r.inPicture && r.tagStart !== undefined && r.tagEnd !== undefined);
+  const others = refs.filter((r) => !wrappable.includes(r));
+  /** @type {Map<string, import('../site/edits.js').Edit[]>} */
+  const bySource = new Map();
+  for (const ref of wrappable) {
+    const page = site.get(ref.source);
+    const charset = /** @type {string} */ (page.charset);
+    const url = relativeUrl(ref.source, target);
+    const edits = bySource.get(ref.source) ?? [];
+    edits.push({ start: /** @type {number} */ (ref.tagStart), end: /** @type {number} */ (ref.tagStart), bytes: encodeText(`<picture><source srcset="${url}" type="${mime}">`, charset) });
+    edits.push({ start: /** @type {number} */ (ref.tagEnd), end: /** @type {number} */ (ref.tagEnd), bytes: encodeText('</picture>', charset) });
+    bySource.set(ref.source, edits);
+  }
+  for (const [source, edits] of bySource) {
+    const page = site.get(source);
+    await site.write(source, applyEdits(/** @type {Buffer} */ (page.output ?? page.source), edits));
+  }
+  // The pages were parsed again: find the other references anew.
+  const rest = site.referencesTo(original.path).filter((r) => others.some((o) => o.source === r.source && o.kind === r.kind && o.url === r.url));
+  await site.retarget(rest.map((ref) => ({ ref, target })));
+  ctx.rewrote(wrappable.length + rest.length);
+  ctx.touched(target, original.outputSize, bytes.length);
+  return target;
+}
+
+/**
+ * A URL from a page to a site path, relative, each segment percent-encoded.
+ * @param {string} from
+ * @param {string} to
+ */
+function relativeUrl(from, to) {
+  const dir = path.posix.dirname(from);
+  return path.posix.relative(dir === '.' ? '' : dir, to).split('/').map(encodeURIComponent).join('/');
+}
+
+/**
+ * Records what a job decided for a file: its warnings, a failure as a
+ * warning, and the decision with its reason.
+ * @param {PassContext} ctx
+ * @param {SiteFile} file
+ * @param {ImageResult} result
+ */
+export function recordResult(ctx, file, result) {
+  if (result.status === 'failed') {
+    ctx.warn(file.path, 'image-unreadable', `left as it is: ${result.reason}`);
+    ctx.decide({ file: file.path, action: 'skipped', reason: result.reason });
+    return;
+  }
+  for (const warning of result.warnings) ctx.warn(file.path, 'image-repaired', warning);
+  if (result.status === 'kept') ctx.decide({ file: file.path, action: 'kept', reason: result.reason });
+}

@@ -1,0 +1,5 @@
+/**
+ * The jobs the worker pool runs (src/util/pool.js loads this file in each
+ * worker): CPU-heavy, each a pure function of its input.
+ */
+export { gifToPng, animation, recompressPng } from './images/jobs.js';

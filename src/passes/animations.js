@@ -1,0 +1,56 @@
+/**
+ * Animated GIFs become APNG or animated WebP, what the 1997 study's MNG was
+ * meant to be. Frames are composited as browsers do (disposal methods,
+ * transparency, delays under 2/100 s shown as 10), each candidate is decoded
+ * again and must give the same frames, delays and loop count, and the
+ * smaller proven one wins; the GIF stays when it is smaller still.
+ */
+import { readGifStructure } from '../images/gif.js';
+import { UserError } from '../errors.js';
+import { IMAGE_DEFAULTS, computeAll, imagesOfType, offerImage, recordResult, replaceImage } from '../images/replace.js';
+
+const FORMATS = ['auto', 'apng', 'webp'];
+
+/** @type {import('../pipeline.js').Pass} */
+export default {
+  name: 'animations',
+  description: 'animated GIFs to APNG or animated WebP, frame for frame',
+  options: {
+    animations: { type: 'string', default: 'auto', description: 'apng, webp, or auto (the smaller of the two)' },
+    picture: { type: 'boolean', default: false, description: 'wrap each <img> in <picture> with the new format as a <source> and the GIF as the fallback' },
+    lossy: { type: 'boolean', default: false, description: 'allow lossy WebP (frames and timing are still checked, pixels not)' },
+    quality: { type: 'string', default: '65-80', description: 'lossy quality, MIN-MAX (WebP uses MAX)' },
+    zopfliIterations: { type: 'number', default: IMAGE_DEFAULTS.zopfliIterations, description: 'zopfli iterations for APNG image data' },
+  },
+  async run(site, ctx) {
+    const format = ctx.options.animations ?? 'auto';
+    if (!FORMATS.includes(format)) throw new UserError(`animations must be one of ${FORMATS.join(', ')}, not '${format}'`);
+    const gifs = (await imagesOfType(site, 'gif')).filter(({ file, bytes }) => {
+      if (site.referencesTo(file.path).length === 0) return false;
+      try {
+        return readGifStructure(bytes).frames.length > 1;
+      } catch {
+        return false; // gif-to-png has warned
+      }
+    });
+    const options = {
+      format,
+      lossy: ctx.options.lossy ?? false,
+      quality: ctx.options.quality ?? IMAGE_DEFAULTS.quality,
+      zopfliIterations: ctx.options.zopfliIterations ?? IMAGE_DEFAULTS.zopfliIterations,
+      maxPixels: ctx.options.maxPixels ?? IMAGE_DEFAULTS.maxPixels,
+    };
+    const results = await computeAll(ctx, 'animation', gifs, options);
+    for (const [i, { file }] of gifs.entries()) {
+      const result = results[i];
+      recordResult(ctx, file, result);
+      if (result.status !== 'converted') continue;
+      const extension = result.format === 'webp' ? 'webp' : 'png';
+      const sizes = Object.entries(result.candidates ?? {}).map(([k, v]) => `${k} ${v} B`).join(', ');
+      const target = ctx.options.picture
+        ? await offerImage(site, ctx, file, result.bytes, extension, result.format === 'webp' ? 'image/webp' : 'image/apng')
+        : await replaceImage(site, ctx, file, result.bytes, extension);
+      ctx.decide({ file: file.path, action: 'changed', reason: `→ ${target}: ${result.detail}, ${file.outputSize} → ${result.bytes.length} B (${sizes})` });
+    }
+  },
+};

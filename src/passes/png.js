@@ -1,0 +1,39 @@
+/**
+ * Existing PNGs, losslessly smaller: re-encoded from their pixels (colour
+ * type, bit depth, palette order, filters, zopfli), with the chunks that
+ * change rendering kept (gAMA, cHRM, sRGB, iCCP) and the rest dropped; kept
+ * as they are when not smaller. With --lossy, truecolour PNGs may become a
+ * palette chosen by libimagequant, when they reach the quality floor.
+ * PNGs that an earlier pass wrote are already as small as it can make them.
+ */
+import { IMAGE_DEFAULTS, computeAll, imagesOfType, recordResult } from '../images/replace.js';
+
+/** @type {import('../pipeline.js').Pass} */
+export default {
+  name: 'png',
+  description: 'PNGs re-encoded losslessly, smaller or left as they are',
+  options: {
+    zopfliIterations: { type: 'number', default: IMAGE_DEFAULTS.zopfliIterations, description: 'zopfli iterations for the image data' },
+    lossy: { type: 'boolean', default: false, description: 'allow a quantized palette for truecolour PNGs' },
+    quality: { type: 'string', default: '65-80', description: 'lossy quality, MIN-MAX: the floor a result must reach, and the target' },
+  },
+  async run(site, ctx) {
+    const pngs = (await imagesOfType(site, 'png')).filter(({ file }) => file.absPath !== null);
+    const options = {
+      lossy: ctx.options.lossy ?? false,
+      quality: ctx.options.quality ?? IMAGE_DEFAULTS.quality,
+      zopfliIterations: ctx.options.zopfliIterations ?? IMAGE_DEFAULTS.zopfliIterations,
+      maxPixels: ctx.options.maxPixels ?? IMAGE_DEFAULTS.maxPixels,
+    };
+    const results = await computeAll(ctx, 'recompressPng', pngs, options);
+    for (const [i, { file }] of pngs.entries()) {
+      const result = results[i];
+      recordResult(ctx, file, result);
+      if (result.status !== 'converted') continue;
+      const before = file.outputSize;
+      await site.write(file.path, result.bytes);
+      ctx.touched(file.path, before, result.bytes.length);
+      ctx.decide({ file: file.path, action: 'changed', reason: `${result.detail}, ${before} → ${result.bytes.length} B` });
+    }
+  },
+};

@@ -1,0 +1,154 @@
+/**
+ * The persistent cache of expensive results (image encodes, compression):
+ * one file per result, named by the hash of everything the result depends on
+ * (the job, its input bytes, its options and pagediet's version), so a second
+ * build of an unchanged site redoes nothing. Entries are written atomically,
+ * so two builds sharing a cache never see half an entry, and the cache is
+ * trimmed to a size limit, least recently used first.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import { writeFileAtomic } from './atomic.js';
+import { VERSION } from '../summary.js';
+
+/** Default bound on the cache's size on disk. */
+export const DEFAULT_CACHE_LIMIT = 512 * 1024 * 1024;
+
+/**
+ * Where the cache lives unless told: node_modules/.cache/pagediet of the
+ * nearest package above the working directory (where build tools keep their
+ * caches), else the user's cache directory.
+ * @param {string} [from]
+ */
+export function defaultCacheDir(from = process.cwd()) {
+  for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'node_modules', '.cache', 'pagediet');
+    if (path.dirname(dir) === dir) break;
+  }
+  return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pagediet');
+}
+
+/**
+ * The key of a result: a hash of the job's name, its options and its input bytes.
+ * @param {string} job
+ * @param {unknown} options JSON-serialisable
+ * @param {Uint8Array[]} inputs
+ */
+export function cacheKey(job, options, inputs) {
+  const hash = crypto.createHash('sha256');
+  hash.update(`pagediet ${VERSION}\0${job}\0${JSON.stringify(options)}\0`);
+  for (const input of inputs) {
+    hash.update(`${input.length}\0`);
+    hash.update(input);
+  }
+  return hash.digest('hex');
+}
+
+export class ResultCache {
+  /**
+   * @param {{ dir: string, limit?: number }} options
+   */
+  constructor({ dir, limit = DEFAULT_CACHE_LIMIT }) {
+    this.dir = dir;
+    this.limit = limit;
+    this.hits = 0;
+    this.misses = 0;
+    this.errors = 0;
+  }
+
+  /** @param {string} key */
+  fileOf(key) {
+    return path.join(this.dir, key.slice(0, 2), key);
+  }
+
+  /**
+   * A stored result, or undefined. A damaged entry counts as missing.
+   * @param {string} key
+   * @returns {Promise<unknown>}
+   */
+  async get(key) {
+    const file = this.fileOf(key);
+    let bytes;
+    try {
+      bytes = await fs.readFile(file);
+    } catch {
+      this.misses++;
+      return undefined;
+    }
+    try {
+      const value = v8.deserialize(bytes);
+      this.hits++;
+      // Recently used entries are the last to go when the cache is trimmed.
+      const now = new Date();
+      await fs.utimes(file, now, now).catch(() => {});
+      return value;
+    } catch {
+      this.misses++;
+      return undefined;
+    }
+  }
+
+  /**
+   * Stores a result (structured-clonable: objects, arrays, Buffers, numbers, strings).
+   * A cache that cannot be written is not an error for the build.
+   * @param {string} key
+   * @param {unknown} value
+   */
+  async set(key, value) {
+    const file = this.fileOf(key);
+    try {
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await writeFileAtomic(file, v8.serialize(value));
+    } catch {
+      this.errors++;
+    }
+  }
+
+  /**
+   * Removes the least recently used entries until the cache is under its limit.
+   * @returns {Promise<number>} entries removed
+   */
+  async trim() {
+    /** @type {{ file: string, size: number, used: number }[]} */
+    const entries = [];
+    let total = 0;
+    let shards;
+    try {
+      shards = await fs.readdir(this.dir);
+    } catch {
+      return 0;
+    }
+    for (const shard of shards) {
+      let names;
+      try {
+        names = await fs.readdir(path.join(this.dir, shard));
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const file = path.join(this.dir, shard, name);
+        try {
+          const stat = await fs.stat(file);
+          entries.push({ file, size: stat.size, used: stat.mtimeMs });
+          total += stat.size;
+        } catch {
+          // Removed by another build meanwhile.
+        }
+      }
+    }
+    if (total <= this.limit) return 0;
+    entries.sort((a, b) => a.used - b.used);
+    let removed = 0;
+    for (const entry of entries) {
+      if (total <= this.limit) break;
+      await fs.rm(entry.file, { force: true });
+      total -= entry.size;
+      removed++;
+    }
+    return removed;
+  }
+}
