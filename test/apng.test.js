@@ -133,6 +133,43 @@ describe('encodeApng', () => {
     await roundTrip({ width: size, height: size, loop: 2, frames: [first, second, third].map((data) => ({ data, delayCs: 9 })) }, { upng: false });
   });
 
+  describe('disposal', () => {
+    const size = 48, sprite = 8;
+    const spots = [[4, 4], [36, 4], [36, 36], [4, 36], [20, 20], [30, 12]];
+    const spriteAt = (/** @type {Buffer} */ under, /** @type {number[]} */ [x, y]) =>
+      paint(under, size, { x, y, w: sprite, h: sprite }, (i, j) => ((i + j) % 2 ? [250, 0, 250, 255] : [0, 250, 250, 255]));
+
+    it('restores the background under a moving sprite (dispose PREVIOUS), storing only the sprite', async () => {
+      // A throbber: a static, detailed background, and a sprite drawn somewhere else in each frame.
+      const rand = random(5);
+      const tiles = Array.from({ length: 144 }, () => colours[Math.floor(rand() * colours.length)]);
+      const scene = canvas(size, size, (x, y) => tiles[Math.floor(y / 4) * 12 + Math.floor(x / 4)]);
+      const animation = { width: size, height: size, loop: 0, frames: [scene, ...spots.map((spot) => spriteAt(scene, spot))].map((data) => ({ data, delayCs: 8 })) };
+      const png = await roundTrip(animation);
+      const controls = frameControls(png);
+      expect(controls.slice(1).map(({ x, y, width: w, height: h }) => [x, y, w, h])).toEqual(spots.map(([x, y]) => [x, y, sprite, sprite]));
+      expect(controls.some((c) => c.dispose === 2)).toBe(true);
+      expect(controls[0].dispose).not.toBe(2); // PREVIOUS on the first frame would mean BACKGROUND
+      expect(controls[controls.length - 1].dispose).toBe(0);
+      const noneOnly = await encodeApng(animation, { zopfliIterations: 0, dispose: false });
+      expect(frameControls(noneOnly).every((c) => c.dispose === 0)).toBe(true);
+      expect(decodeApng(noneOnly).frames.map((f) => f.data)).toEqual(animation.frames.map((f) => f.data));
+      expect(png.length).toBeLessThan(noneOnly.length);
+    });
+
+    it('clears a sprite on a transparent canvas (dispose BACKGROUND), the first frame too', async () => {
+      const empty = canvas(size, size, () => CLEAR);
+      const animation = { width: size, height: size, loop: 0, frames: spots.map((spot) => ({ data: spriteAt(empty, spot), delayCs: 5 })) };
+      const png = await roundTrip(animation);
+      const controls = frameControls(png);
+      expect(controls.slice(1).map(({ x, y, width: w, height: h }) => [x, y, w, h])).toEqual(spots.slice(1).map(([x, y]) => [x, y, sprite, sprite]));
+      expect(controls[0].dispose).toBe(1);
+      expect(controls.some((c) => c.dispose === 2)).toBe(false); // BACKGROUND ties PREVIOUS here and comes first
+      expect(controls[controls.length - 1].dispose).toBe(0);
+      expect(png.length).toBeLessThan((await encodeApng(animation, { zopfliIterations: 0, dispose: false })).length);
+    });
+  });
+
   it('writes a single frame as a one-frame APNG', async () => {
     await roundTrip({ width: 3, height: 2, loop: 0, frames: [{ data: canvas(3, 2, (x) => (x ? RED : BLUE)), delayCs: 100 }] });
   });

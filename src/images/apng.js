@@ -32,14 +32,18 @@ const FORMAT_SAMPLE_FRAMES = 12;
  */
 
 /**
- * How one frame is stored: the rectangle and blend, and its zlib ranking in the chosen format.
- * @typedef {{ rect: Rect, blend: number, ranking: Ranking }} FramePlan
+ * How one frame is stored: the rectangle, blend and pixels, its zlib ranking
+ * in the chosen format, and how it is disposed of before the next frame.
+ * @typedef {{ rect: Rect, blend: number, patch: Uint8Array, ranking: Ranking, dispose: number }} FramePlan
  */
 
 /**
- * Writes an APNG whose frames composite to exactly the given ones.
+ * Writes an APNG whose frames composite to exactly the given ones. Each
+ * frame's dispose_op (NONE, BACKGROUND or PREVIOUS) is chosen, greedily, as
+ * the one that lets the next frame be stored smallest.
  * @param {Animation} animation
- * @param {{ zopfliIterations?: number, paletteOrder?: number[] }} [options] paletteOrder: 0xRRGGBBAA colours in a preferred order
+ * @param {{ zopfliIterations?: number, paletteOrder?: number[], dispose?: boolean }} [options]
+ *   paletteOrder: 0xRRGGBBAA colours in a preferred order; dispose: false keeps every dispose_op NONE (for comparison)
  * @returns {Promise<Buffer>}
  */
 export async function encodeApng(animation, options = {}) {
@@ -60,7 +64,9 @@ export async function encodeApng(animation, options = {}) {
   }
   if (!best) throw new Error('No PNG format holds these frames'); // analyse always offers one
   const { format } = best;
-  const plans = sample.length === frames.length ? best.plans : await planFrames(animation, words, rects, format, frames.map((_, i) => i));
+  // Formats were compared with NONE disposal; the disposals are chosen in the winning format.
+  const allowDispose = options.dispose ?? true;
+  const plans = sample.length === frames.length && !allowDispose ? best.plans : await planSequence(animation, words, format, allowDispose);
 
   // The quick ranking chose format and blends; the final one tries every filter.
   const parts = [
@@ -71,10 +77,9 @@ export async function encodeApng(animation, options = {}) {
   ];
   let sequence = 0;
   for (const [i, plan] of plans.entries()) {
-    const patch = /** @type {Uint8Array} */ (framePatch(animation, words, i, plan.rect, plan.blend, format));
-    const ranking = await rankRaster(patch, plan.rect.width, plan.rect.height, format);
-    const raster = await finishRaster(patch, plan.rect.width, plan.rect.height, format, ranking, iterations);
-    parts.push(chunk('fcTL', frameControl(sequence++, plan.rect, frames[i].delayCs, plan.blend)));
+    const ranking = await rankRaster(plan.patch, plan.rect.width, plan.rect.height, format);
+    const raster = await finishRaster(plan.patch, plan.rect.width, plan.rect.height, format, ranking, iterations);
+    parts.push(chunk('fcTL', frameControl(sequence++, plan.rect, frames[i].delayCs, plan.blend, plan.dispose)));
     parts.push(i === 0 ? chunk('IDAT', raster.data) : chunk('fdAT', Buffer.concat([uint32s(sequence++), raster.data])));
   }
   parts.push(chunk('IEND'));
@@ -116,7 +121,8 @@ function withTransparentEntries(formats) {
 }
 
 /**
- * For each frame asked for, the blend (SOURCE, or OVER when exact and smaller) with its quick zlib ranking.
+ * For each frame asked for, drawn on the previous frame left as it is (dispose
+ * NONE), the blend (SOURCE, or OVER when exact and smaller) with its quick zlib ranking.
  * @param {Animation} animation
  * @param {Uint32Array[]} words
  * @param {Rect[]} rects
@@ -127,31 +133,85 @@ function withTransparentEntries(formats) {
 async function planFrames(animation, words, rects, format, indices) {
   /** @type {FramePlan[]} */
   const plans = [];
-  for (const i of indices) {
-    const rect = rects[i];
-    /** @type {FramePlan | undefined} */
-    let plan;
-    for (const blend of i === 0 ? [BLEND_SOURCE] : [BLEND_SOURCE, BLEND_OVER]) {
-      const patch = framePatch(animation, words, i, rect, blend, format);
-      if (!patch) continue;
-      const ranking = await rankRaster(patch, rect.width, rect.height, format, { quick: true });
-      if (!plan || ranking.trials[0].size < plan.ranking.trials[0].size) plan = { rect, blend, ranking };
+  for (const i of indices) plans.push(await planFrame(animation.width, i === 0 ? undefined : words[i - 1], words[i], rects[i], format));
+  return plans;
+}
+
+/**
+ * Every frame in order, each drawn on the canvas the previous frame's disposal
+ * leaves: for frame i, frame i - 1's dispose_op is the one (of those allowed)
+ * whose canvas lets frame i be stored smallest by the quick ranking.
+ * PREVIOUS is never used on the first frame, where it would mean BACKGROUND.
+ * @param {Animation} animation
+ * @param {Uint32Array[]} words
+ * @param {PngFormat} format
+ * @param {boolean} allowDispose false: NONE only
+ * @returns {Promise<FramePlan[]>}
+ */
+async function planSequence(animation, words, format, allowDispose) {
+  const { width, height } = animation;
+  /** @type {FramePlan[]} */
+  const plans = [await planFrame(width, undefined, words[0], { x: 0, y: 0, width, height }, format)];
+  let drawnOn = /** @type {Uint32Array} */ (new Uint32Array(width * height)); // the canvas the previous frame was drawn on
+  for (let i = 1; i < words.length; i++) {
+    const previous = plans[i - 1];
+    const disposals = !allowDispose ? [DISPOSE_NONE] : i === 1 ? [DISPOSE_NONE, DISPOSE_BACKGROUND] : [DISPOSE_NONE, DISPOSE_BACKGROUND, DISPOSE_PREVIOUS];
+    /** @type {{ dispose: number, canvas: Uint32Array, plan: FramePlan } | undefined} */
+    let best;
+    for (const dispose of disposals) {
+      const canvas = disposedCanvas(words[i - 1], drawnOn, previous.rect, width, dispose);
+      const plan = await planFrame(width, canvas, words[i], changedRect(canvas, words[i], width, height), format);
+      if (!best || plan.ranking.trials[0].size < best.plan.ranking.trials[0].size) best = { dispose, canvas, plan };
     }
-    plans.push(/** @type {FramePlan} */ (plan));
+    const chosen = /** @type {NonNullable<typeof best>} */ (best);
+    previous.dispose = chosen.dispose;
+    drawnOn = chosen.canvas;
+    plans.push(chosen.plan);
   }
   return plans;
 }
 
 /**
- * The pixels to store for frame i with a blend: its rectangle as is (SOURCE),
- * or with the pixels that did not change made transparent (OVER; undefined
- * when that would not be exact or the format has no transparent colour).
- * @param {Animation} animation @param {Uint32Array[]} words @param {number} i @param {Rect} rect
- * @param {number} blend @param {PngFormat} format
- * @returns {Uint8Array | undefined}
+ * The canvas after a frame is disposed of, as a decoder leaves it.
+ * @param {Uint32Array} shown the canvas with the frame drawn
+ * @param {Uint32Array} drawnOn the canvas before the frame was drawn
+ * @param {Rect} rect the frame's rectangle
+ * @param {number} canvasWidth
+ * @param {number} dispose
+ * @returns {Uint32Array} not to be modified: it may be one of the arguments
  */
-function framePatch(animation, words, i, rect, blend, format) {
-  return blend === BLEND_SOURCE ? sourcePatch(animation.width, words[i], rect) : overPatch(animation.width, words[i - 1], words[i], rect, format);
+function disposedCanvas(shown, drawnOn, rect, canvasWidth, dispose) {
+  if (dispose === DISPOSE_NONE) return shown;
+  // The frame changed only its rectangle, so restoring that gives back the whole canvas it was drawn on.
+  if (dispose === DISPOSE_PREVIOUS) return drawnOn;
+  const out = Uint32Array.from(shown);
+  for (let y = 0; y < rect.height; y++) {
+    const start = (rect.y + y) * canvasWidth + rect.x;
+    out.fill(0, start, start + rect.width);
+  }
+  return out;
+}
+
+/**
+ * A frame's blend (SOURCE, or OVER when exact and smaller) and pixels, drawn
+ * on a given canvas, with the quick zlib ranking; dispose NONE until decided.
+ * @param {number} canvasWidth
+ * @param {Uint32Array | undefined} canvas what the frame is drawn on; undefined for the first frame (SOURCE only)
+ * @param {Uint32Array} current the frame
+ * @param {Rect} rect holds every pixel where canvas and frame differ
+ * @param {PngFormat} format
+ * @returns {Promise<FramePlan>}
+ */
+async function planFrame(canvasWidth, canvas, current, rect, format) {
+  /** @type {FramePlan | undefined} */
+  let plan;
+  for (const blend of canvas ? [BLEND_SOURCE, BLEND_OVER] : [BLEND_SOURCE]) {
+    const patch = blend === BLEND_SOURCE ? sourcePatch(canvasWidth, current, rect) : overPatch(canvasWidth, /** @type {Uint32Array} */ (canvas), current, rect, format);
+    if (!patch) continue;
+    const ranking = await rankRaster(patch, rect.width, rect.height, format, { quick: true });
+    if (!plan || ranking.trials[0].size < plan.ranking.trials[0].size) plan = { rect, blend, patch, ranking, dispose: DISPOSE_NONE };
+  }
+  return /** @type {FramePlan} */ (plan);
 }
 
 /** @param {number} canvasWidth @param {Uint32Array} current @param {Rect} rect */
@@ -215,10 +275,10 @@ function uint32s(...values) {
 }
 
 /**
- * fcTL data; delays are hundredths of a second, disposal is always NONE.
- * @param {number} sequence @param {Rect} rect @param {number} delayCs @param {number} blend
+ * fcTL data; delays are hundredths of a second.
+ * @param {number} sequence @param {Rect} rect @param {number} delayCs @param {number} blend @param {number} dispose
  */
-function frameControl(sequence, rect, delayCs, blend) {
+function frameControl(sequence, rect, delayCs, blend, dispose) {
   const data = Buffer.alloc(26);
   data.writeUInt32BE(sequence, 0);
   data.writeUInt32BE(rect.width, 4);
@@ -227,7 +287,7 @@ function frameControl(sequence, rect, delayCs, blend) {
   data.writeUInt32BE(rect.y, 16);
   data.writeUInt16BE(delayCs, 20);
   data.writeUInt16BE(100, 22);
-  data[24] = DISPOSE_NONE;
+  data[24] = dispose;
   data[25] = blend;
   return data;
 }
