@@ -14,6 +14,17 @@ import { zlibAsync } from '@gfx/zopfli';
 export async function deflatePng(raw, iterations) {
   const fast = zlib.deflateSync(raw, { level: 9, memLevel: 9 });
   if (iterations <= 0) return fast;
-  const slow = Buffer.from(await zlibAsync(raw, { numiterations: iterations, blocksplitting: true }));
+  const slow = await zopfliDeflate(raw, iterations);
   return slow.length < fast.length ? slow : fast;
+}
+
+/**
+ * A zlib stream made by zopfli (wasm), as a Buffer.
+ * @param {Uint8Array} bytes
+ * @param {number} iterations
+ * @returns {Promise<Buffer>}
+ */
+export async function zopfliDeflate(bytes, iterations) {
+  const out = await zlibAsync(bytes, { numiterations: iterations, blocksplitting: true });
+  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }

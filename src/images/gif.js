@@ -11,6 +11,8 @@
 // below were checked against Chromium 156 (WebCodecs ImageDecoder) and
 // Firefox's nsGIFDecoder2; where the two differ we follow Chromium and warn.
 
+import { isPng } from './png-chunks.js';
+
 /** Default for decodeGif's maxPixels: 10,000 x 10,000. */
 export const DEFAULT_MAX_PIXELS = 100_000_000;
 
@@ -665,7 +667,7 @@ export function decodeGif(buffer, { maxPixels = DEFAULT_MAX_PIXELS } = {}) {
 export function sniffImageType(buffer) {
   const b = buffer;
   if (gifVersion(b)) return 'gif';
-  if (b.length >= 8 && b[0] === 0x89 && b[1] === 0x50 && b[2] === 0x4e && b[3] === 0x47 && b[4] === 0x0d && b[5] === 0x0a && b[6] === 0x1a && b[7] === 0x0a) return 'png';
+  if (isPng(b)) return 'png';
   if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
   if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
   return null;

@@ -213,7 +213,7 @@ async function rgbaOf(bytes, maxPixels) {
  * @param {Buffer} a
  * @param {Buffer} b
  */
-export function sameVisiblePixels(a, b) {
+function sameVisiblePixels(a, b) {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i += 4) {
     if (a[i + 3] !== b[i + 3]) return false;

@@ -10,7 +10,7 @@
  */
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
-import { zlibAsync } from '@gfx/zopfli';
+import { zopfliDeflate } from './deflate.js';
 import { PNG_SIGNATURE, chunk, ihdr } from './png-chunks.js';
 
 /**
@@ -640,7 +640,7 @@ async function finish(rgba, width, height, candidates, zopfliIterations) {
     ? [winner.candidate, unfiltered] : [winner.candidate];
   let smallest = winner.total;
   for (const { format, overhead, trial } of picks) {
-    const data = await zopfli(filterRaster(rgba, width, height, format, trial.filter), zopfliIterations);
+    const data = await zopfliDeflate(filterRaster(rgba, width, height, format, trial.filter), zopfliIterations);
     result.candidates++;
     if (overhead + data.length < smallest) {
       smallest = overhead + data.length;
@@ -648,16 +648,6 @@ async function finish(rgba, width, height, candidates, zopfliIterations) {
     }
   }
   return result;
-}
-
-/**
- * @param {Uint8Array} bytes
- * @param {number} iterations
- * @returns {Promise<Buffer>}
- */
-async function zopfli(bytes, iterations) {
-  const out = await zlibAsync(bytes, { numiterations: iterations, blocksplitting: true });
-  return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }
 
 /** @param {FilterName} filter */

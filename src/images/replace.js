@@ -5,12 +5,30 @@
  * rewritten and the original kept unless --prune.
  */
 import path from 'node:path';
-import { sniffImageType } from './gif.js';
-import { applyEdits } from '../site/edits.js';
+import fs from 'node:fs/promises';
+import { DEFAULT_MAX_PIXELS, sniffImageType } from './gif.js';
+import { DEFAULT_ZOPFLI_ITERATIONS } from './png-encode.js';
+import { applyEdits, encodePath } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 
 /** Defaults of the options the image passes share. */
-export const IMAGE_DEFAULTS = { zopfliIterations: 15, maxPixels: 100_000_000, quality: /** @type {[number, number]} */ ([65, 80]) };
+export const IMAGE_DEFAULTS = { zopfliIterations: DEFAULT_ZOPFLI_ITERATIONS, maxPixels: DEFAULT_MAX_PIXELS, quality: /** @type {[number, number]} */ ([65, 80]) };
+
+/** Bytes enough to tell GIF, PNG, JPEG and WebP apart. */
+const SNIFF_BYTES = 12;
+
+/**
+ * The options every image job takes, from the build's options and the defaults.
+ * @param {PassContext} ctx
+ */
+export function imageJobOptions(ctx) {
+  return {
+    lossy: ctx.options.lossy ?? false,
+    quality: ctx.options.quality ?? IMAGE_DEFAULTS.quality,
+    zopfliIterations: ctx.options.zopfliIterations ?? IMAGE_DEFAULTS.zopfliIterations,
+    maxPixels: ctx.options.maxPixels ?? IMAGE_DEFAULTS.maxPixels,
+  };
+}
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -30,15 +48,31 @@ export async function imagesOfType(site, type) {
   const found = [];
   for (const file of [...site.files.values()]) {
     if (file.role !== 'asset') continue;
-    let bytes;
     try {
-      bytes = await site.read(file.path);
+      // Only the first bytes of each file: every image pass looks at every asset.
+      if (sniffImageType(await headOf(file)) !== type) continue;
+      found.push({ file, bytes: await site.read(file.path) });
     } catch {
-      continue; // unreadable: the site model has warned
+      continue; // unreadable: the site model has warned, and the file is copied as it is
     }
-    if (sniffImageType(bytes) === type) found.push({ file, bytes });
   }
   return found;
+}
+
+/**
+ * The first bytes of a file as it stands: what a pass wrote, or the input's.
+ * @param {SiteFile} file
+ */
+async function headOf(file) {
+  const current = file.output ?? file.source;
+  if (current || !file.absPath) return (current ?? Buffer.alloc(0)).subarray(0, SNIFF_BYTES);
+  const handle = await fs.open(file.absPath, 'r');
+  try {
+    const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -121,7 +155,8 @@ export async function offerImage(site, ctx, original, bytes, extension, mime) {
   for (const ref of wrappable) {
     const page = site.get(ref.source);
     const charset = /** @type {string} */ (page.charset);
-    const url = relativeUrl(ref.source, target);
+    const dir = path.posix.dirname(ref.source);
+    const url = encodePath(path.posix.relative(dir === '.' ? '' : dir, target));
     const edits = bySource.get(ref.source) ?? [];
     edits.push({ start: /** @type {number} */ (ref.tagStart), end: /** @type {number} */ (ref.tagStart), bytes: encodeText(`<picture><source srcset="${url}" type="${mime}">`, charset) });
     edits.push({ start: /** @type {number} */ (ref.tagEnd), end: /** @type {number} */ (ref.tagEnd), bytes: encodeText('</picture>', charset) });
@@ -137,16 +172,6 @@ export async function offerImage(site, ctx, original, bytes, extension, mime) {
   ctx.rewrote(wrappable.length + rest.length);
   ctx.touched(target, original.outputSize, bytes.length);
   return target;
-}
-
-/**
- * A URL from a page to a site path, relative, each segment percent-encoded.
- * @param {string} from
- * @param {string} to
- */
-function relativeUrl(from, to) {
-  const dir = path.posix.dirname(from);
-  return path.posix.relative(dir === '.' ? '' : dir, to).split('/').map(encodeURIComponent).join('/');
 }
 
 /**

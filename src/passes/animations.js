@@ -7,7 +7,7 @@
  */
 import { readGifStructure } from '../images/gif.js';
 import { UserError } from '../errors.js';
-import { IMAGE_DEFAULTS, computeAll, imagesOfType, offerImage, recordResult, replaceImage } from '../images/replace.js';
+import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, offerImage, recordResult, replaceImage } from '../images/replace.js';
 
 const FORMATS = ['auto', 'apng', 'webp'];
 
@@ -33,14 +33,7 @@ export default {
         return false; // gif-to-png has warned
       }
     });
-    const options = {
-      format,
-      lossy: ctx.options.lossy ?? false,
-      quality: ctx.options.quality ?? IMAGE_DEFAULTS.quality,
-      zopfliIterations: ctx.options.zopfliIterations ?? IMAGE_DEFAULTS.zopfliIterations,
-      maxPixels: ctx.options.maxPixels ?? IMAGE_DEFAULTS.maxPixels,
-    };
-    const results = await computeAll(ctx, 'animation', gifs, options);
+    const results = await computeAll(ctx, 'animation', gifs, { format, ...imageJobOptions(ctx) });
     for (const [i, { file }] of gifs.entries()) {
       const result = results[i];
       recordResult(ctx, file, result);

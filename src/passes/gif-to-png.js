@@ -5,7 +5,7 @@
  * smaller stays a GIF, as the study found for the tiniest images.
  */
 import { readGifStructure } from '../images/gif.js';
-import { IMAGE_DEFAULTS, computeAll, imagesOfType, recordResult, replaceImage } from '../images/replace.js';
+import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, recordResult, replaceImage } from '../images/replace.js';
 
 /** @type {import('../pipeline.js').Pass} */
 export default {
@@ -29,8 +29,8 @@ export default {
         return false;
       }
     });
-    const options = { zopfliIterations: ctx.options.zopfliIterations ?? IMAGE_DEFAULTS.zopfliIterations, maxPixels: ctx.options.maxPixels ?? IMAGE_DEFAULTS.maxPixels };
-    const results = await computeAll(ctx, 'gifToPng', gifs, options);
+    const { zopfliIterations, maxPixels } = imageJobOptions(ctx);
+    const results = await computeAll(ctx, 'gifToPng', gifs, { zopfliIterations, maxPixels });
     for (const [i, { file }] of gifs.entries()) {
       const result = results[i];
       recordResult(ctx, file, result);

@@ -6,7 +6,7 @@
  * palette chosen by libimagequant, when they reach the quality floor.
  * PNGs that an earlier pass wrote are already as small as it can make them.
  */
-import { IMAGE_DEFAULTS, computeAll, imagesOfType, recordResult } from '../images/replace.js';
+import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, recordResult } from '../images/replace.js';
 
 /** @type {import('../pipeline.js').Pass} */
 export default {
@@ -19,13 +19,7 @@ export default {
   },
   async run(site, ctx) {
     const pngs = (await imagesOfType(site, 'png')).filter(({ file }) => file.absPath !== null);
-    const options = {
-      lossy: ctx.options.lossy ?? false,
-      quality: ctx.options.quality ?? IMAGE_DEFAULTS.quality,
-      zopfliIterations: ctx.options.zopfliIterations ?? IMAGE_DEFAULTS.zopfliIterations,
-      maxPixels: ctx.options.maxPixels ?? IMAGE_DEFAULTS.maxPixels,
-    };
-    const results = await computeAll(ctx, 'recompressPng', pngs, options);
+    const results = await computeAll(ctx, 'recompressPng', pngs, imageJobOptions(ctx));
     for (const [i, { file }] of pngs.entries()) {
       const result = results[i];
       recordResult(ctx, file, result);

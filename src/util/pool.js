@@ -7,9 +7,6 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
-// libvips must stay loaded in the main thread while workers use it: glibc
-// would otherwise unload it when the first worker exits (sharp issue 2263).
-import 'sharp';
 
 const JOBS = new URL('../jobs.js', import.meta.url).href;
 
@@ -29,7 +26,13 @@ export class WorkerPool {
    * @returns {Promise<any>}
    */
   async run(job, input) {
-    this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: 1000 });
+    if (!this.piscina) {
+      // libvips must stay loaded in the main thread while workers use it: glibc would
+      // otherwise unload it when the first worker exits (sharp issue 2263). Loaded here,
+      // not at start-up, so commands that encode nothing never load it.
+      await import('sharp');
+      this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: 1000 });
+    }
     this.jobs++;
     return asBuffers(await this.piscina.run(input, { name: job }));
   }
