@@ -93,7 +93,7 @@ function createProgram(sys) {
     .option('--picture', 'keep animated GIFs in <img> as the fallback of a <picture> with the new format')
     .option('--lossy', 'allow lossy image encodings (quantized PNG palettes, lossy WebP)')
     .option('--quality <min-max>', 'quality floor and target for --lossy, 0-100 (default 65-80)', qualityRange)
-    .option('--zopfli-iterations <n>', 'zopfli iterations for PNG data; 0 uses zlib only (default 15)', nonNegativeInteger)
+    .option('--zopfli-iterations <n>', 'also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (default 0: libdeflate only)', nonNegativeInteger)
     .option('--max-pixels <n>', 'leave alone images with more pixels (default 100000000)', nonNegativeInteger)
     .option('--no-cache', 'do not keep or use results of earlier builds')
     .option('--cache-dir <dir>', 'where results are kept between builds (default node_modules/.cache/pagediet)')

@@ -32,7 +32,7 @@ const FORMAT_SAMPLE_FRAMES = 12;
  */
 
 /**
- * How one frame is stored: the rectangle, blend and pixels, its zlib ranking
+ * How one frame is stored: the rectangle, blend and pixels, its ranking
  * in the chosen format, and how it is disposed of before the next frame.
  * @typedef {{ rect: Rect, blend: number, patch: Uint8Array, ranking: Ranking, dispose: number }} FramePlan
  */
@@ -122,7 +122,7 @@ function withTransparentEntries(formats) {
 
 /**
  * For each frame asked for, drawn on the previous frame left as it is (dispose
- * NONE), the blend (SOURCE, or OVER when exact and smaller) with its quick zlib ranking.
+ * NONE), the blend (SOURCE, or OVER when exact and smaller) with its quick ranking.
  * @param {Animation} animation
  * @param {Uint32Array[]} words
  * @param {Rect[]} rects
@@ -161,7 +161,7 @@ async function planSequence(animation, words, format, allowDispose) {
     for (const dispose of disposals) {
       const canvas = disposedCanvas(words[i - 1], drawnOn, previous.rect, width, dispose);
       const plan = await planFrame(width, canvas, words[i], changedRect(canvas, words[i], width, height), format);
-      if (!best || plan.ranking.trials[0].size < best.plan.ranking.trials[0].size) best = { dispose, canvas, plan };
+      if (!best || smaller(plan, best.plan)) best = { dispose, canvas, plan };
     }
     const chosen = /** @type {NonNullable<typeof best>} */ (best);
     previous.dispose = chosen.dispose;
@@ -194,7 +194,7 @@ function disposedCanvas(shown, drawnOn, rect, canvasWidth, dispose) {
 
 /**
  * A frame's blend (SOURCE, or OVER when exact and smaller) and pixels, drawn
- * on a given canvas, with the quick zlib ranking; dispose NONE until decided.
+ * on a given canvas, with the quick ranking; dispose NONE until decided.
  * @param {number} canvasWidth
  * @param {Uint32Array | undefined} canvas what the frame is drawn on; undefined for the first frame (SOURCE only)
  * @param {Uint32Array} current the frame
@@ -209,9 +209,20 @@ async function planFrame(canvasWidth, canvas, current, rect, format) {
     const patch = blend === BLEND_SOURCE ? sourcePatch(canvasWidth, current, rect) : overPatch(canvasWidth, /** @type {Uint32Array} */ (canvas), current, rect, format);
     if (!patch) continue;
     const ranking = await rankRaster(patch, rect.width, rect.height, format, { quick: true });
-    if (!plan || ranking.trials[0].size < plan.ranking.trials[0].size) plan = { rect, blend, patch, ranking, dispose: DISPOSE_NONE };
+    const candidate = { rect, blend, patch, ranking, dispose: DISPOSE_NONE };
+    if (!plan || smaller(candidate, plan)) plan = candidate;
   }
   return /** @type {FramePlan} */ (plan);
+}
+
+/**
+ * Whether plan a stores smaller than plan b by the quick ranking; on a tie,
+ * the smaller rectangle (less to decode and blend).
+ * @param {FramePlan} a @param {FramePlan} b
+ */
+function smaller(a, b) {
+  const sizeA = a.ranking.trials[0].size, sizeB = b.ranking.trials[0].size;
+  return sizeA < sizeB || (sizeA === sizeB && a.rect.width * a.rect.height < b.rect.width * b.rect.height);
 }
 
 /** @param {number} canvasWidth @param {Uint32Array} current @param {Rect} rect */

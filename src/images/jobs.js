@@ -18,7 +18,7 @@ sharp.concurrency(1);
 
 /**
  * @typedef {object} ImageJobOptions
- * @property {number} zopfliIterations 0: zlib only
+ * @property {number} zopfliIterations 0: libdeflate only (default); more adds zopfli
  * @property {number} maxPixels refuse images with more pixels than this
  *
  * @typedef {object} Converted

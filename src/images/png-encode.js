@@ -2,15 +2,14 @@
  * Lossless PNG encoder that looks for the smallest exact file, as optipng and
  * zopflipng do: every colour type that holds the pixels exactly (palette in
  * several orders, grey, truecolour, with tRNS where one colour is transparent),
- * every filter strategy, ranked by zlib; the leaders are compressed at zlib's
- * level 9, and zopfli recompresses the best one or two.
+ * every filter strategy, ranked by a fast deflate; the two leaders are
+ * compressed with libdeflate's strongest level, and, when asked, zopfli
+ * recompresses the best one or two.
  *
  * Pixels are handled as "pixel words": the four RGBA bytes read as one
  * platform-endian Uint32, so that comparing and hashing a pixel is one operation.
  */
-import zlib from 'node:zlib';
-import { promisify } from 'node:util';
-import { zopfliDeflate } from './deflate.js';
+import { BEST_LEVEL, libdeflate, zopfliDeflate } from './deflate.js';
 import { PNG_SIGNATURE, chunk, ihdr } from './png-chunks.js';
 
 /**
@@ -39,8 +38,7 @@ import { PNG_SIGNATURE, chunk, ihdr } from './png-chunks.js';
  * One screening compression of one filtering of a raster.
  * @typedef {object} Trial
  * @property {FilterName} filter
- * @property {number} strategy zlib strategy
- * @property {number} size bytes of the zlib stream at the screening level
+ * @property {number} size bytes of the zlib stream at the screening level (of a sample of the rows of a large raster)
  */
 
 /**
@@ -53,7 +51,7 @@ import { PNG_SIGNATURE, chunk, ihdr } from './png-chunks.js';
  * @typedef {object} EncodedRaster
  * @property {Buffer} data zlib stream of the filtered scanlines (the content of IDAT or fdAT)
  * @property {string} filter
- * @property {'zlib' | 'zopfli'} deflate
+ * @property {'libdeflate' | 'zopfli'} deflate
  * @property {number} candidates how many compressions were measured
  */
 
@@ -62,18 +60,21 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const [R_SHIFT, G_SHIFT, B_SHIFT, A_SHIFT] = LITTLE_ENDIAN ? [0, 8, 16, 24] : [24, 16, 8, 0];
 const ALPHA_MASK = (0xff << A_SHIFT) >>> 0;
 
-export const DEFAULT_ZOPFLI_ITERATIONS = 15;
+/** zopfli is off by default: libdeflate comes within a percent of it at a few percent of its time. */
+export const DEFAULT_ZOPFLI_ITERATIONS = 0;
 /** Below this many pixels, direct colour is tried even when a palette fits: PLTE costs more than the pixels save. */
 const SMALL_IMAGE_PIXELS = 16384;
 const UNFILTERED = /** @type {const} */ (['none', 'sub', 'up', 'average', 'paeth']);
-const STRATEGIES = [zlib.constants.Z_DEFAULT_STRATEGY, zlib.constants.Z_FILTERED];
-/** zlib level that ranks the candidates; the leaders are then compressed at level 9. */
-const SCREEN_LEVEL = 6;
-const FINALISTS = 3;
+/** libdeflate level that ranks the candidates: level 12's ranking at a fraction of its time. */
+const SCREEN_LEVEL = 3;
+/** A larger filtered raster is ranked on bands of its rows: the ranking holds, the time does not grow with the image. */
+const SCREEN_SAMPLE_BYTES = 64 * 1024;
+const SCREEN_BAND_ROWS = 16;
+/** Up to this size the strongest level ranks too: it costs little, and a fast level's block choices are noise on tiny data. */
+const SMALL_SAMPLE_BYTES = 4096;
+const FINALISTS = 2;
 /** Chunks whose meaning depends on the colour type or the palette, which the encoder chooses. */
 const UNCARRIABLE = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'bKGD', 'hIST', 'sBIT', 'acTL', 'fcTL', 'fdAT']);
-
-const deflate = promisify(zlib.deflate);
 
 /**
  * @param {number} r @param {number} g @param {number} b @param {number} a
@@ -561,28 +562,42 @@ export function filterRaster(rgba, width, height, format, filter) {
 // ---------------------------------------------------------------- compression
 
 /**
- * Measures every filtering and strategy with zlib at level 6, which ranks
- * them almost as level 9 does at a tenth of the time (level 9's long match
- * chains are slow on the repetitive data of GIF-like images).
+ * Measures every filtering with libdeflate at a fast level, which ranks them
+ * almost as its strongest level does. A large raster is measured on evenly
+ * spaced bands of rows, so ranking costs the same for every size.
  * @param {Uint8Array} rgba
  * @param {number} width
  * @param {number} height
  * @param {PngFormat} format
- * @param {{ quick?: boolean }} [options] quick: only filter none and adaptive minsum, default strategy, for comparing formats
+ * @param {{ quick?: boolean }} [options] quick: only filter none and adaptive minsum, for comparing formats
  * @returns {Promise<Ranking>}
  */
 export async function rankRaster(rgba, width, height, format, options = {}) {
-  const strategies = options.quick ? STRATEGIES.slice(0, 1) : STRATEGIES;
-  const jobs = [];
+  /** @type {Trial[]} */
+  const trials = [];
   for (const [filter, bytes] of filterings(rgba, width, height, format)) {
     if (options.quick && filter !== 'none' && filter !== 'minsum') continue;
-    for (const strategy of strategies) {
-      jobs.push(deflate(bytes, { level: SCREEN_LEVEL, memLevel: 9, strategy }).then((data) => ({ filter, strategy, size: data.length })));
-    }
+    const sample = sampleRows(bytes, height);
+    trials.push({ filter, size: libdeflate(sample, sample.length <= SMALL_SAMPLE_BYTES ? BEST_LEVEL : SCREEN_LEVEL).length });
   }
-  /** @type {Trial[]} */
-  const trials = (await Promise.all(jobs)).sort((a, b) => a.size - b.size);
-  return { trials };
+  return { trials: trials.sort((a, b) => a.size - b.size) };
+}
+
+/**
+ * Evenly spaced bands of whole filtered rows, about SCREEN_SAMPLE_BYTES in all; the rows themselves when smaller.
+ * @param {Uint8Array} filtered
+ * @param {number} height
+ */
+export function sampleRows(filtered, height) {
+  if (filtered.length <= SCREEN_SAMPLE_BYTES) return filtered;
+  const rowBytes = filtered.length / height;
+  const bandBytes = SCREEN_BAND_ROWS * rowBytes;
+  const bands = Math.max(1, Math.floor(SCREEN_SAMPLE_BYTES / bandBytes));
+  const bandStep = Math.floor(height / bands / SCREEN_BAND_ROWS) * SCREEN_BAND_ROWS * rowBytes;
+  if (bandStep < bandBytes) return filtered;
+  const sample = new Uint8Array(bands * bandBytes);
+  for (let band = 0; band < bands; band++) sample.set(filtered.subarray(band * bandStep, band * bandStep + bandBytes), band * bandBytes);
+  return sample;
 }
 
 /**
@@ -610,28 +625,28 @@ function candidatesOf(ranked) {
 }
 
 /**
- * The smallest of the screening's leaders at zlib level 9, then zopfli on
- * that one and on the best unfiltered candidate when asked. zlib's ranking
- * is a poor guide for unfiltered palette data, where zopfli's optimal
- * parsing often gains 10-20% against a few percent on filtered data.
+ * The smallest of the screening's leaders at libdeflate's strongest level,
+ * then zopfli on that one and on the best unfiltered candidate when asked.
+ * The fast ranking is a poor guide for unfiltered palette data, where
+ * zopfli's optimal parsing often gains 10-20% against a few percent on
+ * filtered data.
  * @param {Uint8Array} rgba
  * @param {number} width
  * @param {number} height
  * @param {Candidate[]} candidates smallest screened size first
- * @param {number} zopfliIterations 0 for zlib only
+ * @param {number} zopfliIterations 0 for libdeflate only
  * @returns {Promise<EncodedRaster & { format: PngFormat }>}
  */
 async function finish(rgba, width, height, candidates, zopfliIterations) {
-  const finalists = await Promise.all(candidates.slice(0, FINALISTS).map(async (candidate) => {
-    const { format, trial } = candidate;
-    const data = await deflate(filterRaster(rgba, width, height, format, trial.filter), { level: 9, memLevel: 9, strategy: trial.strategy });
+  const finalists = candidates.slice(0, FINALISTS).map((candidate) => {
+    const data = libdeflate(filterRaster(rgba, width, height, candidate.format, candidate.trial.filter));
     return { candidate, data, total: candidate.overhead + data.length };
-  }));
+  });
   const winner = finalists.reduce((best, finalist) => (finalist.total < best.total ? finalist : best));
   /** @type {EncodedRaster & { format: PngFormat }} */
   let result = {
     format: winner.candidate.format, data: winner.data, filter: filterLabel(winner.candidate.trial.filter),
-    deflate: 'zlib', candidates: candidates.length + finalists.length,
+    deflate: 'libdeflate', candidates: candidates.length + finalists.length,
   };
   if (zopfliIterations <= 0) return result;
   // Unfiltered is the conventional choice for palette and grey images, rarely for direct colour.
@@ -656,13 +671,13 @@ function filterLabel(filter) {
 }
 
 /**
- * The best compression of a raster after ranking, with zlib and, when asked, zopfli.
+ * The best compression of a raster after ranking, with libdeflate and, when asked, zopfli.
  * @param {Uint8Array} rgba
  * @param {number} width
  * @param {number} height
  * @param {PngFormat} format
  * @param {Ranking} ranking
- * @param {number} zopfliIterations 0 for zlib only
+ * @param {number} zopfliIterations 0 for libdeflate only
  * @returns {Promise<EncodedRaster>}
  */
 export async function finishRaster(rgba, width, height, format, ranking, zopfliIterations) {
@@ -696,7 +711,7 @@ export function zopfliIterationsOf(options) {
 
 /**
  * @typedef {object} EncodePngOptions
- * @property {number} [zopfliIterations] default 15; 0 compresses with zlib only
+ * @property {number} [zopfliIterations] default 0 (libdeflate only); more adds zopfli, slower, sometimes a little smaller
  * @property {number[]} [paletteOrder] colours (RGBA as one 32-bit number, red highest) in a preferred palette order, e.g. the GIF's
  * @property {{ type: string, data: Uint8Array }[]} [chunks] ancillary chunks to carry (gAMA, cHRM, sRGB, iCCP), written before PLTE
  */
@@ -708,7 +723,7 @@ export function zopfliIterationsOf(options) {
  * @property {number} bitDepth
  * @property {string} format which candidate won, e.g. 'palette/frequency'
  * @property {string} filter
- * @property {'zlib' | 'zopfli'} deflate
+ * @property {'libdeflate' | 'zopfli'} deflate
  * @property {number} candidates how many compressions were measured
  */
 

@@ -32,6 +32,9 @@ export function defaultCacheDir(from = process.cwd()) {
   return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pagediet');
 }
 
+/** Raised whenever a job's output changes for the same input and options within one release (2: libdeflate replaced zlib and zopfli by default). */
+const RESULTS_REVISION = 2;
+
 /**
  * The key of a result: a hash of the job's name, its options and its input bytes.
  * @param {string} job
@@ -40,7 +43,7 @@ export function defaultCacheDir(from = process.cwd()) {
  */
 export function cacheKey(job, options, inputs) {
   const hash = crypto.createHash('sha256');
-  hash.update(`pagediet ${VERSION}\0${job}\0${JSON.stringify(options)}\0`);
+  hash.update(`pagediet ${VERSION} r${RESULTS_REVISION}\0${job}\0${JSON.stringify(options)}\0`);
   for (const input of inputs) {
     hash.update(`${input.length}\0`);
     hash.update(input);
