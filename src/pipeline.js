@@ -71,7 +71,7 @@ import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
  * @property {boolean} [picture] wrap converted animations' <img> in <picture> with the GIF as fallback
  * @property {boolean} [lossy] allow lossy image encodings
  * @property {[number, number]} [quality] floor and target quality for lossy encodings (default 65-80)
- * @property {number} [zopfliIterations] zopfli iterations for PNG data (default 15; 0: zlib only)
+ * @property {number} [zopfliIterations] zopfli iterations on top of libdeflate for PNG data (default 0: libdeflate only)
  * @property {number} [maxPixels] images with more pixels are left alone (default 100 million)
  */
 
