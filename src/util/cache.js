@@ -51,6 +51,29 @@ export function cacheKey(job, options, inputs) {
   return hash.digest('hex');
 }
 
+/** An entry: this magic, the SHA-256 of the payload, then the payload (v8-serialized). */
+const ENTRY_MAGIC = Buffer.from('pdc1');
+const DIGEST_BYTES = 32;
+
+/** @param {unknown} value */
+function pack(value) {
+  const payload = v8.serialize(value);
+  return Buffer.concat([ENTRY_MAGIC, crypto.createHash('sha256').update(payload).digest(), payload]);
+}
+
+/**
+ * The value of an entry; throws when the entry is damaged. The digest matters:
+ * a flipped bit inside an image's bytes would deserialize without complaint.
+ * @param {Buffer} bytes
+ */
+function unpack(bytes) {
+  const start = ENTRY_MAGIC.length + DIGEST_BYTES;
+  if (bytes.length < start || !bytes.subarray(0, ENTRY_MAGIC.length).equals(ENTRY_MAGIC)) throw new Error('not a cache entry');
+  const payload = bytes.subarray(start);
+  if (!crypto.createHash('sha256').update(payload).digest().equals(bytes.subarray(ENTRY_MAGIC.length, start))) throw new Error('damaged cache entry');
+  return v8.deserialize(payload);
+}
+
 export class ResultCache {
   /**
    * @param {{ dir: string, limit?: number }} options
@@ -83,7 +106,7 @@ export class ResultCache {
       return undefined;
     }
     try {
-      const value = v8.deserialize(bytes);
+      const value = unpack(bytes);
       this.hits++;
       // Recently used entries are the last to go when the cache is trimmed.
       const now = new Date();
@@ -105,7 +128,7 @@ export class ResultCache {
     const file = this.fileOf(key);
     try {
       await fs.mkdir(path.dirname(file), { recursive: true });
-      await writeFileAtomic(file, v8.serialize(value));
+      await writeFileAtomic(file, pack(value));
     } catch {
       this.errors++;
     }

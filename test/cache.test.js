@@ -1,0 +1,96 @@
+// The persistent cache: keyed by job, options, input bytes and version;
+// damaged entries are ignored and written again.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { build } from '../src/pipeline.js';
+import { ResultCache, cacheKey } from '../src/util/cache.js';
+import { tempDir, writeTree, readTree } from './helpers/tmp.js';
+
+const IMAGES = fileURLToPath(new URL('../fixtures/microscape/images/', import.meta.url));
+const IMAGE_PASSES = ['gif-to-png', 'animations', 'png'];
+
+/** A site of three static GIFs and one animation. */
+async function site() {
+  const files = /** @type {Record<string, Buffer | string>} */ ({ 'index.html': '<img src="a.gif"><img src="b.gif"><img src="c.gif"><img src="t.gif">' });
+  for (const [name, source] of [['a', 'logo'], ['b', 'emblem'], ['c', 'ad_static']]) files[`${name}.gif`] = await fs.readFile(path.join(IMAGES, `${source}.gif`));
+  files['t.gif'] = await fs.readFile(path.join(IMAGES, 'anim/throbber.gif'));
+  return writeTree(await tempDir(), files);
+}
+
+/** @param {string} input @param {string} cacheDir @param {object} [options] */
+async function buildOnce(input, cacheDir, options = {}) {
+  const output = path.join(await tempDir(), 'out');
+  const summary = await build({ input, output, cacheDir, only: IMAGE_PASSES, threads: 1, ...options });
+  return { work: summary.work, files: await readTree(output) };
+}
+
+/** Every entry file of a cache directory. @param {string} dir */
+async function entries(dir) {
+  return (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+}
+
+describe('persistent cache', () => {
+  it('is used when nothing changed, and missed for the file whose bytes or the job whose options changed', async () => {
+    const input = await site();
+    const cacheDir = await tempDir('pagediet-cache-');
+    const first = await buildOnce(input, cacheDir);
+    expect(first.work).toEqual({ jobs: 4, cacheHits: 0 });
+    const second = await buildOnce(input, cacheDir);
+    expect(second.work).toEqual({ jobs: 0, cacheHits: 4 });
+    expect(second.files).toEqual(first.files);
+
+    // Other options: every job's key changes.
+    expect((await buildOnce(input, cacheDir, { zopfliIterations: 1 })).work).toEqual({ jobs: 4, cacheHits: 0 });
+    // Other bytes in one file: that file's job only (a GIF comment extension before the trailer).
+    const b = await fs.readFile(path.join(input, 'b.gif'));
+    await fs.writeFile(path.join(input, 'b.gif'), Buffer.concat([b.subarray(0, -1), Buffer.from([0x21, 0xfe, 2, 0x68, 0x69, 0, 0x3b])]));
+    expect((await buildOnce(input, cacheDir)).work).toEqual({ jobs: 1, cacheHits: 3 });
+  }, 120_000);
+
+  it('ignores damaged entries, computes those results again and rewrites them', async () => {
+    const input = await site();
+    const cacheDir = await tempDir('pagediet-cache-');
+    const first = await buildOnce(input, cacheDir);
+    const files = await entries(cacheDir);
+    expect(files).toHaveLength(4);
+    // One bit flipped deep inside a payload (inside an image's bytes), one entry truncated, one emptied.
+    const [flip, cut, empty] = files;
+    const bytes = await fs.readFile(flip);
+    bytes[bytes.length - 20] ^= 0x01;
+    await fs.writeFile(flip, bytes);
+    await fs.truncate(cut, Math.floor((await fs.stat(cut)).size / 2));
+    await fs.writeFile(empty, '');
+    const second = await buildOnce(input, cacheDir);
+    expect(second.work).toEqual({ jobs: 3, cacheHits: 1 });
+    expect(second.files).toEqual(first.files);
+    const third = await buildOnce(input, cacheDir);
+    expect(third.work).toEqual({ jobs: 0, cacheHits: 4 });
+  }, 120_000);
+
+  it('keys on the job, the options and the bytes', () => {
+    const bytes = Buffer.from('abc');
+    const key = cacheKey('gifToPng', { a: 1 }, [bytes]);
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    expect(cacheKey('gifToPng', { a: 1 }, [Buffer.from('abc')])).toBe(key);
+    expect(cacheKey('animation', { a: 1 }, [bytes])).not.toBe(key);
+    expect(cacheKey('gifToPng', { a: 2 }, [bytes])).not.toBe(key);
+    expect(cacheKey('gifToPng', { a: 1 }, [Buffer.from('abd')])).not.toBe(key);
+    // Input boundaries count: ['ab', 'c'] is not ['a', 'bc'].
+    expect(cacheKey('j', {}, [Buffer.from('ab'), Buffer.from('c')])).not.toBe(cacheKey('j', {}, [Buffer.from('a'), Buffer.from('bc')]));
+  });
+
+  it('stores Buffers and plain values exactly, and treats a foreign file as a miss', async () => {
+    const cache = new ResultCache({ dir: await tempDir('pagediet-cache-') });
+    const value = { status: 'converted', bytes: Buffer.from([0, 1, 2, 255]), detail: 'palette', n: 3 };
+    await cache.set('k1', value);
+    expect(await cache.get('k1')).toEqual(value);
+    await fs.writeFile(cache.fileOf('k2'), 'not an entry').catch(async () => {
+      await fs.mkdir(path.dirname(cache.fileOf('k2')), { recursive: true });
+      await fs.writeFile(cache.fileOf('k2'), 'not an entry');
+    });
+    expect(await cache.get('k2')).toBeUndefined();
+    expect([cache.hits, cache.misses]).toEqual([1, 1]);
+  });
+});
