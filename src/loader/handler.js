@@ -37,19 +37,34 @@ import { chooseEncoding } from './negotiate.js';
  *   measure: names, values and 32 bytes per field); for HTTP/2, where node does not enforce its own setting
  * @property {boolean} [snapshot] the directory does not change while served (the robot's measurements):
  *   remember where each URL leads instead of asking the file system again
+ * @property {number} [maxRequestsPerSecond] requests one connection (or HTTP/2 session) may make in a
+ *   second; past it, 429 and the connection is closed (default 1000: a pipelined page of hundreds of
+ *   images is far below it, a flood is not)
  */
+
+/** Requests per connection and second, past which a client is flooding. */
+export const DEFAULT_MAX_REQUESTS_PER_SECOND = 1000;
 
 /**
  * @param {HandlerOptions} options
  * @returns {(req: Request, res: Response) => void}
  */
-export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false }) {
+export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false, maxRequestsPerSecond = DEFAULT_MAX_REQUESTS_PER_SECOND }) {
   const tags = new EntityTags();
   /** @type {Finder} */
   const find = snapshot ? remembered() : { locate, sidecars };
   /** @type {WeakMap<object, number>} */
   const connections = new WeakMap();
   let counted = 0;
+  /** Each connection's requests in its current one-second window. @type {WeakMap<object, { start: number, count: number }>} */
+  const rates = new WeakMap();
+  /** @param {object} carrier */
+  const flooding = (carrier) => {
+    const now = Date.now();
+    let rate = rates.get(carrier);
+    if (!rate || now - rate.start >= 1000) rates.set(carrier, (rate = { start: now, count: 0 }));
+    return ++rate.count > maxRequestsPerSecond;
+  };
 
   return (req, res) => {
     const carrier = ('stream' in req ? req.stream.session : undefined) ?? req.socket;
@@ -81,6 +96,12 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
     // HTTP/2 has no Connection header (it is an error there); "downgrade-1.0" is an HTTP/1 notion.
     if (!keepAlive && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     if (headerLimit !== undefined && headerListSize(req.rawHeaders) > headerLimit) return sendText(req, res, entry, 431);
+    if (flooding(carrier)) {
+      // HTTP/1 closes the connection after this answer; HTTP/2 refuses new streams of the session.
+      if (req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
+      else if ('stream' in req) req.stream.session?.close();
+      return sendText(req, res, entry, 429, { 'Retry-After': 1 });
+    }
     respond(root, tags, find, req, res, entry).catch(() => {
       // Whatever failed (a file that vanished mid-request), the server goes on.
       try {

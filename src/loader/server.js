@@ -34,6 +34,8 @@ import { createHandler } from './handler.js';
  * @property {number} [headersTimeout] ms a client has to send its request headers (HTTP/1) or finish
  *   the TLS handshake (h2); default 10 s, so a slow client cannot hold a connection forever
  * @property {(entry: import('./handler.js').RequestLogEntry) => void} [onRequest] called when each response is over
+ * @property {number} [maxRequestsPerSecond] per connection or HTTP/2 session; past it, 429 and the connection
+ *   closes (default 1000)
  *
  * @typedef {object} RunningServer
  * @property {string} url the origin, e.g. http://127.0.0.1:49152
@@ -73,6 +75,7 @@ export async function startServer(options) {
     // node:http answers 431 itself; node:http2 only announces the limit.
     headerLimit: protocol === 'http1' ? undefined : maxHeaderSize,
     snapshot: options.snapshot ?? false,
+    maxRequestsPerSecond: options.maxRequestsPerSecond,
   });
 
   /** @type {http.Server | http2.Http2Server | http2.Http2SecureServer} */
