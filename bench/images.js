@@ -16,6 +16,7 @@ import sharp from 'sharp';
 import { WorkerPool } from '../src/util/pool.js';
 import { readGifStructure } from '../src/images/gif.js';
 import { lossyPng, meanSquaredError, mseToQuality } from '../src/images/lossy.js';
+import { has } from './tools.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -23,15 +24,6 @@ const PARALLEL = 2;
 const iterationsFlag = process.argv.indexOf('--iterations');
 const ITERATIONS = iterationsFlag > 0 ? Number(process.argv[iterationsFlag + 1]) : 0;
 
-/** @param {string} command */
-function has(command) {
-  try {
-    execFileSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function ensureTools() {
   const missing = ['optipng', 'zopflipng', 'pngquant'].filter((c) => !has(c));

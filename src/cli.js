@@ -14,11 +14,14 @@ import { collect, list, nonNegativeInteger, qualityRange } from './cli-options.j
 import { VERSION } from './summary.js';
 import { PASSES, PASS_ORDER } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
+import { thresholdOption } from './passes/text-images.js';
 import { formatReport } from './report/table.js';
 import { compareSites, REPORT_NETWORKS } from './report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
 import { writeFileAtomic } from './util/atomic.js';
+import { createProgress } from './progress.js';
 import { renderHtmlReport } from './report/html.js';
+import { SERVERS, readSiteFiles, serverConfig } from './configs/index.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
 
 
@@ -95,6 +98,15 @@ function createProgram(sys) {
     .option('--quality <min-max>', 'quality floor and target for --lossy, 0-100 (default 65-80)', qualityRange)
     .option('--zopfli-iterations <n>', 'also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (default 0: libdeflate only)', nonNegativeInteger)
     .option('--max-pixels <n>', 'leave alone images with more pixels (default 100000000)', nonNegativeInteger)
+    .addOption(new Option('--gzip <encoder>', 'encoder for the precompressed .gz files: zopfli (smallest) or zlib (level 9, quick); default zopfli').choices(['zopfli', 'zlib']))
+    .option('--gzip-iterations <n>', 'zopfli iterations for the .gz files (default 15; --zopfli-iterations is for PNG data)', nonNegativeInteger)
+    .option('--zstd', 'also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)')
+    .option('--configs <dir>', 'write the server configs here instead of the output\'s pagediet-configs/')
+    .option('--no-configs', 'write no server configs')
+    .option('--minify-html', 'also remove HTML comments (not conditional or <!--! -->) and whitespace that cannot render (pass minify-html)')
+    .option('--text-images-threshold <n>', 'similarity (0-1) a text image\'s replacement must reach in Chromium (default 0.8)', thresholdOption)
+    .addOption(new Option('--text-images-css <mode>', 'where text-image replacements\' CSS goes: a <style> in each page, or one shared pagediet.css (default inline)').choices(['inline', 'file']))
+    .option('--no-ocr', 'do not read text images with OCR (images whose ALT and TITLE do not match their pixels stay)')
     .option('--no-cache', 'do not keep or use results of earlier builds')
     .option('--cache-dir <dir>', 'where results are kept between builds (default node_modules/.cache/pagediet)')
     .option('-q, --quiet', 'no progress output')
@@ -137,11 +149,15 @@ function createProgram(sys) {
 
   program
     .command('configs')
-    .description('write nginx, Apache, Caddy, h2o and _headers configs that serve the precompressed files (not in this version yet)')
-    .arguments('<dir>')
-    .allowUnknownOption()
-    .action(() => {
-      throw new UserError(`'configs' is not in pagediet ${VERSION} yet`);
+    .description('print the config that serves a built site with its precompressed files and cache headers')
+    .argument('<dir>', 'the built site (the output of pagediet build)')
+    .addOption(new Option('--server <name>', 'nginx (snippet to include in server {}), apache (.htaccess), caddy (snippet to import), h2o (paths YAML) or headers (_headers: cache headers only)').choices(SERVERS).makeOptionMandatory())
+    .option('-o, --out <file>', 'write it to this file instead of stdout')
+    .action(async (dir, flags) => {
+      const site = await readSiteFiles(path.resolve(sys.cwd, dir));
+      const text = serverConfig(flags.server, site);
+      if (flags.out) await writeFileAtomic(path.resolve(sys.cwd, flags.out), text);
+      else sys.out(text);
     });
   return program;
 }
@@ -170,8 +186,7 @@ function merge(config, flags, command) {
  * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string } & import('./config.js').ImageConfig} opts
  */
 async function runBuild(sys, opts) {
-  const showProgress = sys.isTTY && !opts.quiet;
-  const progress = showProgress ? (/** @type {string} */ m) => sys.err(`pagediet: ${m}\n`) : undefined;
+  const progress = createProgress({ stream: { write: sys.err, isTTY: sys.isTTY, columns: process.stderr.columns }, quiet: opts.quiet });
   const summary = await build({
     input: opts.input,
     output: opts.output,
@@ -186,17 +201,26 @@ async function runBuild(sys, opts) {
     quality: opts.quality,
     zopfliIterations: opts.zopfliIterations,
     maxPixels: opts.maxPixels,
+    gzip: opts.gzip,
+    gzipIterations: opts.gzipIterations,
+    zstd: opts.zstd,
+    configs: typeof opts.configs === 'string' ? path.resolve(sys.cwd, opts.configs) : opts.configs,
+    minifyHtml: opts.minifyHtml,
+    textImagesThreshold: opts.textImagesThreshold,
+    textImagesCss: opts.textImagesCss,
+    ocr: opts.ocr,
     cache: opts.cache,
     cacheDir: opts.cacheDir === undefined ? undefined : path.resolve(sys.cwd, opts.cacheDir),
-    onProgress: progress,
+    onProgress: progress.onProgress,
   });
   /** @type {import('./report/compare.js').ReportData | undefined} */
   let report;
   if (opts.report !== false) {
-    progress?.('loading the input and the output to compare them');
+    progress.onProgress({ phase: 'report', message: 'loading the input and the output to compare them' });
     report = await compareSites({ before: summary.input, after: summary.output, networks: opts.network ?? REPORT_NETWORKS });
     if (opts.html) await writeHtmlReport(report, path.resolve(sys.cwd, opts.html), summary);
   }
+  progress.end();
   if (opts.json) sys.out(`${JSON.stringify(report ? { ...summary, report } : summary, null, 2)}\n`);
   else sys.out(formatBuildSummary(summary) + (report ? `\n${formatReport(report)}` : ''));
 }

@@ -24,6 +24,14 @@ export const CONFIG_KEYS = /** @type {const} */ ({
   quality: 'range',
   zopfliIterations: 'number',
   maxPixels: 'number',
+  gzip: 'string',
+  gzipIterations: 'number',
+  zstd: 'boolean',
+  configs: 'string',
+  minifyHtml: 'boolean',
+  textImagesThreshold: 'fraction',
+  textImagesCss: 'string',
+  ocr: 'boolean',
   cache: 'boolean',
   cacheDir: 'string',
 });
@@ -37,6 +45,14 @@ export const CONFIG_KEYS = /** @type {const} */ ({
  * @property {[number, number]} [quality]
  * @property {number} [zopfliIterations]
  * @property {number} [maxPixels]
+ * @property {'zopfli' | 'zlib'} [gzip] precompress: gzip encoder
+ * @property {number} [gzipIterations] precompress: zopfli iterations for .gz files
+ * @property {boolean} [zstd] precompress: also .zst files
+ * @property {string | false} [configs] where build writes the server configs (false: none)
+ * @property {boolean} [minifyHtml] run the minify-html pass
+ * @property {number} [textImagesThreshold] text-images: similarity a replacement must reach (0-1)
+ * @property {'inline' | 'file'} [textImagesCss] text-images: where the replacements' CSS goes
+ * @property {boolean} [ocr] text-images: read images with OCR when ALT and TITLE do not match
  * @property {boolean} [cache]
  * @property {string} [cacheDir]
  *
@@ -90,9 +106,10 @@ function validate(value, where) {
     if (!type) throw new UserError(`${where}: unknown option '${key}' (known: ${Object.keys(CONFIG_KEYS).join(', ')})`);
     const ok = type === 'list' ? Array.isArray(v) && v.every((x) => typeof x === 'string')
       : type === 'range' ? Array.isArray(v) && v.length === 2 && v.every((x) => Number.isInteger(x) && x >= 0 && x <= 100) && v[0] <= v[1]
+        : type === 'fraction' ? typeof v === 'number' && v >= 0 && v <= 1
         : type === 'number' ? Number.isInteger(v) && /** @type {number} */ (v) >= 0
           : typeof v === type;
-    const expected = { list: 'a list of strings', range: 'a [min, max] pair from 0 to 100', number: 'a whole number, 0 or more' }[type] ?? `a ${type}`;
+    const expected = { list: 'a list of strings', range: 'a [min, max] pair from 0 to 100', number: 'a whole number, 0 or more', fraction: 'a number from 0 to 1' }[type] ?? `a ${type}`;
     if (!ok) throw new UserError(`${where}: option '${key}' must be ${expected}`);
     config[key] = v;
   }

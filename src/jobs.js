@@ -3,3 +3,5 @@
  * worker): CPU-heavy, each a pure function of its input.
  */
 export { gifToPng, animation, recompressPng } from './images/jobs.js';
+export { compressText } from './compress/jobs.js';
+export { textImagePlan } from './text-images/plan.js';

@@ -119,8 +119,15 @@ export async function writeOutput(site, plan) {
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  for (const [artifact, bytes] of site.artifacts) {
+    const destination = path.join(plan.dir, artifact);
+    if (!isInside(destination, plan.dir)) throw new Error(`refusing to write outside the output: ${artifact}`);
+    await fs.mkdir(path.dirname(destination), { recursive: true });
+    await writeFileAtomic(destination, bytes);
+    written++;
+  }
 
-  const current = new Set(files.map((f) => f.path));
+  const current = new Set([...files.map((f) => f.path), ...site.artifacts.keys()]);
   let removed = 0;
   for (const old of plan.previous) {
     const target = path.join(plan.dir, old);

@@ -5,12 +5,13 @@
 import path from 'node:path';
 import { Site } from './site/site.js';
 import { prepareOutput, writeOutput } from './output.js';
-import { PASSES, PASS_ORDER } from './passes/index.js';
+import { PASSES } from './passes/index.js';
 import { UserError } from './errors.js';
 import { bytesPerPage, requestsPerPage } from './requests.js';
 import { summarize } from './summary.js';
 import { WorkerPool } from './util/pool.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
+import { writeBuildConfigs } from './configs/index.js';
 
 /**
  * @typedef {import('./site/site.js').Site} SiteModel
@@ -30,7 +31,14 @@ import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
  * @property {number} referencesRewritten
  * @property {number} requestsRemoved
  * @property {Decision[]} decisions
+ * @property {Metric[]} [metrics] figures a pass measured on files before and after it (html-case: compressed sizes)
  * @property {number} ms
+ *
+ * @typedef {object} Metric one measured figure of one file, before and after a pass
+ * @property {string} file
+ * @property {string} name e.g. 'gzip' (bytes gzipped)
+ * @property {number} before
+ * @property {number} after
  *
  * @typedef {object} PassContext
  * @property {BuildOptions} options
@@ -39,7 +47,8 @@ import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
  * @property {(count: number) => void} removedRequests record requests a page no longer makes
  * @property {(decision: Decision) => void} decide
  * @property {(file: string, code: string, message: string) => void} warn
- * @property {(message: string) => void} progress
+ * @property {(metric: Metric) => void} measure record a figure measured before and after (kept in the report's metrics)
+ * @property {(message: string, count?: { done: number, total: number }) => void} progress what the pass is at: a file, and how many of how many
  * @property {(job: string, bytes: Buffer, options: object) => Promise<any>} compute runs a job of src/jobs.js in the
  *   worker pool, or takes its result from the persistent cache (keyed by the job, the bytes and the options)
  *
@@ -62,7 +71,7 @@ import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
  * @property {boolean} [force] write into a non-empty directory pagediet did not write
  * @property {string[]} [origins] absolute origins that are this site
  * @property {Pass[]} [passes] the passes to choose from (default: pagediet's own)
- * @property {(message: string) => void} [onProgress]
+ * @property {(event: import('./progress.js').ProgressEvent) => void} [onProgress]
  * @property {boolean} [cache] keep results of expensive work between builds (default true)
  * @property {string} [cacheDir] default: node_modules/.cache/pagediet of the nearest package
  * @property {number} [threads] worker threads (default: the machine's cores)
@@ -73,6 +82,16 @@ import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
  * @property {[number, number]} [quality] floor and target quality for lossy encodings (default 65-80)
  * @property {number} [zopfliIterations] zopfli iterations on top of libdeflate for PNG data (default 0: libdeflate only)
  * @property {number} [maxPixels] images with more pixels are left alone (default 100 million)
+ * @property {number} [textImagesThreshold] text-images: similarity (0-1) a replacement must reach in Chromium (default 0.8)
+ * @property {'inline' | 'file'} [textImagesCss] text-images: rules in a <style> in each page, or in one shared pagediet.css (default inline)
+ * @property {boolean} [ocr] text-images: read images whose ALT and TITLE are missing or wrong with OCR (default true)
+ * @property {'zopfli' | 'zlib'} [gzip] precompress: gzip encoder (default zopfli)
+ * @property {number} [gzipIterations] precompress: zopfli iterations for .gz files (default 15)
+ * @property {boolean} [zstd] precompress: also write .zst files where node has zstd
+ * @property {number} [precompressMinBytes] precompress: smaller files are not compressed (default 256)
+ * @property {number} [precompressMinSaving] precompress: sidecars saving less, in percent, are not written (default 5)
+ * @property {string | false} [configs] where server configs go when precompress runs (default: the output's pagediet-configs/; false: none)
+ * @property {boolean} [minifyHtml] run the minify-html pass: remove comments and whitespace that cannot render (default false)
  */
 
 /**
@@ -84,9 +103,8 @@ export function selectPasses(available, selection) {
   const names = new Set(available.map((p) => p.name));
   for (const name of [...(selection.only ?? []), ...(selection.skip ?? [])]) {
     if (names.has(name)) continue;
-    const planned = PASS_ORDER.includes(name) ? ' (planned, not in this version)' : '';
-    const list = available.length ? available.map((p) => p.name).join(', ') : 'none yet';
-    throw new UserError(`unknown pass '${name}'${planned}; available: ${list}`);
+    const list = available.length ? available.map((p) => p.name).join(', ') : 'none';
+    throw new UserError(`unknown pass '${name}'; available: ${list}`);
   }
   return available.filter((p) => (!selection.only?.length || selection.only.includes(p.name)) && !selection.skip?.includes(p.name));
 }
@@ -100,7 +118,7 @@ export async function build(options) {
   const passes = selectPasses(options.passes ?? PASSES, options);
   const plan = await prepareOutput(options.input, options.output, { force: options.force });
   const progress = options.onProgress ?? (() => {});
-  progress(`reading ${options.input}`);
+  progress({ phase: 'read', message: `reading ${options.input}` });
   const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir });
   const inputBytes = totalBytes(site);
   const requestsBefore = requestsPerPage(site);
@@ -133,8 +151,12 @@ export async function build(options) {
     await pool.close();
   }
   await cache?.trim();
+  // The server configs serve the sidecars, so they come with precompression.
+  if (options.configs !== false && passes.some((p) => p.name === 'precompress')) {
+    await writeBuildConfigs(site, { outputDir: plan.dir, dir: options.configs ? path.resolve(options.configs) : undefined });
+  }
 
-  progress(`writing ${options.output}`);
+  progress({ phase: 'write', message: `writing ${options.output}` });
   const written = await writeOutput(site, plan);
   return summarize(site, {
     input: path.resolve(options.input),
@@ -155,11 +177,11 @@ export async function build(options) {
  * @param {SiteModel} site
  * @param {BuildOptions} options
  * @param {PassContext['compute']} compute
- * @param {(message: string) => void} progress
+ * @param {(event: import('./progress.js').ProgressEvent) => void} progress
  * @returns {Promise<PassReport>}
  */
 async function runPass(pass, site, options, compute, progress) {
-  progress(`${pass.name}: ${pass.description}`);
+  progress({ phase: pass.name, message: pass.description });
   const t0 = Date.now();
   /** @type {PassReport} */
   const report = { name: pass.name, description: pass.description, files: [], bytesBefore: 0, bytesAfter: 0, referencesRewritten: 0, requestsRemoved: 0, decisions: [], ms: 0 };
@@ -174,7 +196,8 @@ async function runPass(pass, site, options, compute, progress) {
     removedRequests: (count) => { report.requestsRemoved += count; },
     decide: (decision) => { report.decisions.push(decision); },
     warn: (file, code, message) => site.warn(file, code, `${pass.name}: ${message}`),
-    progress: (message) => progress(`${pass.name}: ${message}`),
+    measure: (metric) => { (report.metrics ??= []).push(metric); },
+    progress: (message, count) => progress({ phase: pass.name, message, ...count }),
     compute,
   });
   report.ms = Date.now() - t0;

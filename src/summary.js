@@ -22,6 +22,7 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  * @property {{ source: string, kind: string, url: string, start: number, end: number, status: string, target?: string, via?: string, note?: string }[]} references
  * @property {import('./pipeline.js').PassReport[]} passes
  * @property {import('./site/site.js').Warning[]} warnings
+ * @property {string[]} artifacts files written beside the site that are not part of it: the server configs
  * @property {{ written: number, copied: number, removed: number }} written
  * @property {{ jobs: number, cacheHits: number }} work expensive jobs run, and results taken from the cache instead
  * @property {number} ms
@@ -85,6 +86,7 @@ export function summarize(site, run) {
     references: references.map((r) => ({ source: r.source, kind: r.kind, url: r.url, start: r.start, end: r.end, status: r.status, ...(r.target ? { target: r.target } : {}), ...(r.via ? { via: r.via } : {}), ...(r.note ? { note: r.note } : {}) })),
     passes: run.passes,
     warnings,
+    artifacts: [...site.artifacts.keys()].sort(),
     written: run.written,
     work: run.work ?? { jobs: 0, cacheHits: 0 },
     ms: run.ms,

@@ -42,6 +42,9 @@ describe('interrupted builds', () => {
     const started = Date.now();
     expect(await buildAndKill(input, out, null)).toEqual({ code: 0, signal: null });
     const fullMs = Date.now() - started;
+    // Besides the input's files, a build writes the server configs: they must be whole too.
+    for (const [name, bytes] of await readTree(out)) if (name.startsWith('pagediet-configs/')) source.set(name, bytes);
+    expect([...source.keys()].filter((n) => n.startsWith('pagediet-configs/')).length).toBeGreaterThan(0);
     await fs.rm(out, { recursive: true });
 
     let killed = 0;
@@ -57,7 +60,7 @@ describe('interrupted builds', () => {
       }
       for (const [name, bytes] of written) {
         if (name.endsWith(TEMP_SUFFIX) || name === MARKER) continue;
-        expect(source.has(name), `${name} is a file of the input`).toBe(true);
+        expect(source.has(name), `${name} is a file of the input or a config`).toBe(true);
         expect(bytes.equals(source.get(name)), `${name} is whole`).toBe(true);
       }
     }

@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
+import { PASSES } from '../src/passes/index.js';
 import { Site } from '../src/site/site.js';
 import { MARKER } from '../src/output.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
@@ -100,7 +101,7 @@ describe('build', () => {
     summary = await build({ input, output: out, passes, only: ['third', 'first'] });
     expect(ran).toEqual(['first', 'third']);
     await expect(build({ input, output: out, passes, only: ['fourth'] })).rejects.toThrow("unknown pass 'fourth'; available: first, second, third");
-    await expect(build({ input, output: out, skip: ['css'] })).rejects.toThrow("unknown pass 'css' (planned, not in this version); available: gif-to-png, animations, png");
+    await expect(build({ input, output: out, skip: ['csso'] })).rejects.toThrow(`unknown pass 'csso'; available: ${PASSES.map((p) => p.name).join(', ')}`);
   });
 
   it('lets a pass convert a file and retarget its references by editing only their bytes', async () => {

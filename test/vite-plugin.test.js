@@ -97,11 +97,14 @@ describe('pagediet/vite', () => {
     }
   });
 
-  it('leaves the bundle\'s scripts alone and no pagediet marker in the deployed directory', () => {
+  it('leaves the bundle\'s scripts alone, no pagediet marker in the deployed directory, and the configs beside it', async () => {
     const scripts = [...plain.keys()].filter((p) => p.endsWith('.js'));
     expect(scripts).toHaveLength(1);
     for (const js of scripts) expect(optimized.get(js)?.equals(/** @type {Buffer} */ (plain.get(js)))).toBe(true);
     expect(optimized.has(MARKER)).toBe(false);
+    // The server configs go beside dist, not into it.
+    expect([...optimized.keys()].some((p) => p.startsWith('pagediet-configs/'))).toBe(false);
     expect([...optimized.keys()].some((p) => p.includes('.pagediet-'))).toBe(false);
+    expect((await fs.readFile(path.join(dist, '..', 'pagediet-configs', 'nginx.conf'), 'utf8'))).toMatch(/^# pagediet \d+\.\d+\.\d+/);
   });
 });

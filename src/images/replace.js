@@ -89,7 +89,7 @@ export async function computeAll(ctx, job, images, options) {
   return Promise.all(images.map(async ({ file, bytes }) => {
     const result = /** @type {ImageResult} */ (await ctx.compute(job, bytes, options));
     done++;
-    ctx.progress(`${done}/${images.length} ${file.path}`);
+    ctx.progress(file.path, { done, total: images.length });
     return result;
   }));
 }

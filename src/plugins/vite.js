@@ -9,7 +9,10 @@
  *   export default { plugins: [pagediet({ lossy: false })] };
  *
  * Options are `optimize()`'s (see src/pipeline.js BuildOptions), without
- * `input` and `output`; `quiet: true` leaves out the savings line.
+ * `input` and `output`; `quiet: true` leaves out the savings line. The
+ * server configs go beside the output directory (`<root>/pagediet-configs/`
+ * for Vite's default `dist`), not into it, so that they are not deployed
+ * with the site; `configs: '<dir>'` or `configs: false` says otherwise.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -73,7 +76,8 @@ export async function optimizeInPlace(dir, options) {
   const built = `${dir}.pagediet-${stamp}`;
   const old = `${dir}.pagediet-old-${stamp}`;
   try {
-    const summary = await build({ ...options, input: dir, output: built });
+    const configs = options.configs ?? path.join(path.dirname(dir), 'pagediet-configs');
+    const summary = await build({ ...options, configs, input: dir, output: built });
     // The marker guards pagediet's own output directories; a bundle directory is Vite's, and it would be deployed.
     await fs.rm(path.join(built, MARKER), { force: true });
     await fs.rename(dir, old);

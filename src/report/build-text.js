@@ -38,7 +38,9 @@ export function formatBuildSummary(s) {
     const kept = p.decisions.filter((d) => d.action !== 'changed').length;
     lines.push(`  ${p.name.padEnd(12)} ${p.files.length} files, ${formatBytes(p.bytesBefore)} -> ${formatBytes(p.bytesAfter)}, ${p.referencesRewritten} references rewritten, ${p.requestsRemoved} requests removed, ${kept} kept (${p.ms} ms)`);
     for (const [reason, n] of keptReasons(p.decisions)) lines.push(`  ${''.padEnd(12)}   ${n} kept: ${reason}`);
+    if (p.metrics?.length) lines.push(...metricLines(p.metrics));
   }
+  if (s.artifacts.length) lines.push(`  configs    ${s.artifacts.join(', ')} (server configs that serve the precompressed files; not part of the site)`);
   if (s.work.jobs || s.work.cacheHits) lines.push(`  work       ${s.work.jobs} jobs run, ${s.work.cacheHits} results from the cache`);
   if (s.warnings.length) {
     lines.push(`  warnings   ${s.warnings.length}`);
@@ -46,6 +48,30 @@ export function formatBuildSummary(s) {
     if (s.warnings.length > 20) lines.push(`    ... and ${s.warnings.length - 20} more (see --json)`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * Figures a pass measured (html-case: compressed sizes), in total and, for a
+ * few files, per file; --json has every file's.
+ * @param {import('../pipeline.js').Metric[]} metrics
+ */
+function metricLines(metrics) {
+  /** @param {import('../pipeline.js').Metric[]} list */
+  const line = (list) => {
+    /** @type {Map<string, { before: number, after: number }>} */
+    const sums = new Map();
+    for (const m of list) {
+      const sum = sums.get(m.name) ?? { before: 0, after: 0 };
+      sum.before += m.before;
+      sum.after += m.after;
+      sums.set(m.name, sum);
+    }
+    return [...sums].map(([name, { before, after }]) => `${name} ${formatBytes(before)} -> ${formatBytes(after)} (${after <= before ? '-' : '+'}${(before > 0 ? (Math.abs(before - after) / before) * 100 : 0).toFixed(1)}%)`).join(', ');
+  };
+  const files = [...new Set(metrics.map((m) => m.file))];
+  const lines = [`  ${''.padEnd(12)}   compressed ${line(metrics)}${files.length > 1 ? ` in ${files.length} files` : ''}`];
+  if (files.length > 1 && files.length <= 5) for (const file of files) lines.push(`  ${''.padEnd(12)}     ${file}: ${line(metrics.filter((m) => m.file === file))}`);
+  return lines;
 }
 
 /**

@@ -1,0 +1,38 @@
+/**
+ * h2o: the YAML of the paths that serve the built site, to paste under a
+ * host's `paths:`. `file.send-compressed` serves the .br and .gz sidecars
+ * (h2o 2.2 knows no .zst). h2o matches paths by prefix and picks the
+ * longest, with no patterns: so the site's root revalidates everything
+ * (`no-cache`, pages included) and each fingerprinted file gets a path of
+ * its own with the year-long header, listed from the site's files (write the
+ * config again when the site changes; `pagediet build` does).
+ */
+import { CONFIGS_DIR, IMMUTABLE, REVALIDATE, headerComment, isFingerprinted, isSidecar } from './shared.js';
+
+/**
+ * @param {import('./shared.js').SiteFacts} facts
+ * @param {string} root absolute directory of the built site
+ */
+export function h2oConfig(facts, root) {
+  const fingerprinted = facts.files.filter((f) => isFingerprinted(f) && !isSidecar(f) && !f.startsWith(`${CONFIGS_DIR}/`));
+  const entries = fingerprinted.map((f) => pathEntry(`/${f}`, { 'file.file': `${root}/${f}`, 'header.set': `cache-control: ${IMMUTABLE}` }));
+  return `${headerComment('#', [
+    'h2o paths that serve a pagediet build with its precompressed files.',
+    '',
+    'Paste them under the paths: of a host, indented to its level. Needs h2o 2.2 or newer',
+    '(tested with 2.2.5); no extra modules. h2o matches paths by prefix, without patterns:',
+    'every file revalidates (no-cache) but the fingerprinted ones, listed one by one with a',
+    'year-long Cache-Control; write this file again when the site changes. h2o serves no .zst.',
+  ])}
+${entries.join('')}${pathEntry(`/${CONFIGS_DIR}/`, { 'file.dir': `${root}/.${CONFIGS_DIR}-not-served` })}${pathEntry('/', { 'file.dir': root, 'header.set': `cache-control: ${REVALIDATE}` })}`;
+}
+
+/**
+ * A path entry; every entry serves sidecars.
+ * @param {string} urlPath decoded, as h2o matches it
+ * @param {Record<string, string>} settings
+ */
+function pathEntry(urlPath, settings) {
+  const lines = Object.entries(settings).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`);
+  return `${JSON.stringify(urlPath)}:\n${lines.join('\n')}\n  file.send-compressed: ON\n`;
+}

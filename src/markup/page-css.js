@@ -1,0 +1,133 @@
+/**
+ * The CSS inside a page: <style> blocks and style attributes, minified with
+ * csso as byte-range edits of the page. Each piece is decoded with the page's
+ * charset (and, in attributes, its character references), minified, escaped
+ * again for where it goes, and kept as it was unless the result is smaller
+ * and safe there.
+ */
+import { decodeHTMLAttribute } from 'entities';
+import { attributeValueRange, innerRange } from '../site/html-refs.js';
+import { decodeExact, encodeExact } from './codec.js';
+import { minifyCss } from './minify-css.js';
+import { isElement, isHtmlElement, location, nodes, parsePage } from './tree.js';
+
+/**
+ * @typedef {import('../site/document-view.js').DocumentView} DocumentView
+ * @typedef {import('../site/edits.js').Edit} Edit
+ *
+ * @typedef {object} PageCssResult
+ * @property {Edit[]} edits
+ * @property {number} blocks <style> blocks made smaller
+ * @property {number} attributes style attributes made smaller
+ * @property {{ what: string, code: string, reason: string }[]} kept pieces csso could not handle, for warnings
+ */
+
+/**
+ * @param {DocumentView} view
+ * @returns {PageCssResult}
+ */
+export function pageCssEdits(view) {
+  /** @type {PageCssResult} */
+  const result = { edits: [], blocks: 0, attributes: 0, kept: [] };
+  for (const node of nodes(parsePage(view))) {
+    if (!isElement(node)) continue;
+    const el = node;
+    const line = /** @type {{ startLine?: number } | null} */ (location(el))?.startLine ?? 0;
+    if (el.name === 'style' && isHtmlElement(el) && isCssType(el.attribs.type)) {
+      const range = innerRange(el);
+      const edit = range && styleBlockEdit(view, range.start, range.end);
+      if (edit && 'reason' in edit) result.kept.push({ what: `<style> at line ${line}`, code: edit.code, reason: edit.reason });
+      else if (edit) {
+        result.edits.push(edit);
+        result.blocks++;
+      }
+    }
+    if ('style' in el.attribs) {
+      const range = attributeValueRange(view, el, 'style');
+      const edit = range && styleAttributeEdit(view, range.start, range.end);
+      if (edit && 'reason' in edit) result.kept.push({ what: `style attribute of <${el.name}> at line ${line}`, code: edit.code, reason: edit.reason });
+      else if (edit) {
+        result.edits.push(edit);
+        result.attributes++;
+      }
+    }
+  }
+  return result;
+}
+
+/** A <style> whose type is CSS (none, empty or text/css). @param {string | undefined} type */
+function isCssType(type) {
+  return type === undefined || /^[\t\n\f\r ]*(text\/css)?[\t\n\f\r ]*$/i.test(type);
+}
+
+/**
+ * @param {DocumentView} view
+ * @param {number} start view offset of the block's text
+ * @param {number} end
+ * @returns {Edit | { code: string, reason: string } | null} null: nothing to gain
+ */
+function styleBlockEdit(view, start, end) {
+  const text = decodeRange(view, start, end);
+  if (text === null) return undecodable(view);
+  if (!text.trim()) return null;
+  const minified = minifyCss(text, 'stylesheet');
+  if (!minified.ok) return minified;
+  // csso decodes escapes in strings: "<\/style>" would come out as the end of the block.
+  if (/<\/style/i.test(minified.css)) return { code: 'css-would-lose', reason: 'csso would write "</style" inside the block' };
+  return smallerEdit(view, start, end, minified.css);
+}
+
+/**
+ * @param {DocumentView} view
+ * @param {number} start view offset of the value, inside its quotes if any
+ * @param {number} end
+ * @returns {Edit | { code: string, reason: string } | null}
+ */
+function styleAttributeEdit(view, start, end) {
+  const raw = decodeRange(view, start, end);
+  if (raw === null) return undecodable(view);
+  const text = decodeHTMLAttribute(raw);
+  if (!text.trim()) return null;
+  const minified = minifyCss(text, 'declarationList');
+  if (!minified.ok) return minified;
+  if (!minified.css) return null; // nothing csso keeps: not ours to remove the attribute
+  const quote = view.text[start - 1] === '"' || view.text[start - 1] === "'" ? view.text[start - 1] : '';
+  let value = minified.css.replace(/&/g, '&amp;');
+  if (quote === '"') value = value.replace(/"/g, '&quot;');
+  else if (quote === "'") value = value.replace(/'/g, '&#39;');
+  // An unquoted value ends at whitespace and cannot hold quotes, '=', '<', '>' or '`': quote it when it would.
+  else if (/[\t\n\f\r "'=<>`]/.test(value)) value = `"${value.replace(/"/g, '&quot;')}"`;
+  return smallerEdit(view, start, end, value);
+}
+
+/**
+ * The text of a view range in the page's charset, or null when it does not
+ * round-trip to the same bytes.
+ * @param {DocumentView} view
+ * @param {number} start
+ * @param {number} end
+ */
+function decodeRange(view, start, end) {
+  return decodeExact(view.bytes.subarray(view.byteOffset(start), view.byteOffset(end)), view.charset);
+}
+
+/** @param {DocumentView} view */
+function undecodable(view) {
+  return { code: 'css-charset', reason: `its bytes do not round-trip as ${view.charset} (invalid bytes, or a multi-byte charset pagediet does not re-encode)` };
+}
+
+/**
+ * An edit replacing a view range with text, when the text's bytes are fewer.
+ * @param {DocumentView} view
+ * @param {number} start
+ * @param {number} end
+ * @param {string} text
+ * @returns {Edit | { code: string, reason: string } | null}
+ */
+function smallerEdit(view, start, end, text) {
+  const bytes = encodeExact(text, view.charset);
+  if (!bytes) return { code: 'css-charset', reason: `the minified CSS has characters ${view.charset} cannot hold` };
+  const from = view.byteOffset(start);
+  const to = view.byteOffset(end);
+  return bytes.length < to - from ? { start: from, end: to, bytes } : null;
+}

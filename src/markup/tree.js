@@ -1,0 +1,59 @@
+/**
+ * The element tree of a page, as the site model reads it: cheerio (parse5,
+ * with source locations) over a DocumentView, so every location is an offset
+ * in the view's text (view.byteOffset turns it into a byte offset).
+ */
+import * as cheerio from 'cheerio';
+
+/**
+ * @typedef {import('domhandler').AnyNode} AnyNode
+ * @typedef {import('domhandler').Element} Element
+ * @typedef {{ startOffset: number, endOffset: number }} Span
+ * @typedef {Span & { attrs?: Record<string, Span> }} TagSpan
+ * @typedef {Span & { startTag?: TagSpan, endTag?: Span, attrs?: Record<string, Span> }} ElementSpan
+ */
+
+export const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
+
+/**
+ * Parses a page's view as a browser does (scripting on, so <noscript> is text).
+ * @param {import('../site/document-view.js').DocumentView} view
+ * @returns {AnyNode} the document node
+ */
+export function parsePage(view) {
+  // A UTF-8 BOM is three latin1 characters in the view: as text it would start the body
+  // before <html> (and move <head> into it); as spaces, which the parser skips, offsets stay.
+  const text = view.wide || view.bomLength === 0 ? view.text : ' '.repeat(view.bomLength) + view.text.slice(view.bomLength);
+  return cheerio.load(text, { sourceCodeLocationInfo: true }).root()[0];
+}
+
+/**
+ * Every node of the tree in document order, template contents included.
+ * @param {AnyNode} root
+ * @returns {Generator<AnyNode>}
+ */
+export function* nodes(root) {
+  /** @type {AnyNode[]} */
+  const stack = [root];
+  while (stack.length) {
+    const node = /** @type {AnyNode} */ (stack.pop());
+    yield node;
+    const children = /** @type {{ children?: AnyNode[] }} */ (node).children;
+    if (children) for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
+  }
+}
+
+/** @param {AnyNode} node @returns {node is Element} */
+export function isElement(node) {
+  return node.type === 'tag' || node.type === 'script' || node.type === 'style';
+}
+
+/** Whether an element is in the HTML namespace (not SVG or MathML). @param {Element} el */
+export function isHtmlElement(el) {
+  return el.namespace === HTML_NAMESPACE;
+}
+
+/** @param {AnyNode} node @returns {ElementSpan | null} */
+export function location(node) {
+  return /** @type {ElementSpan | null | undefined} */ (node.sourceCodeLocation) ?? null;
+}

@@ -1,0 +1,68 @@
+/**
+ * Optional safe HTML minification (--minify-html, off by default): comments
+ * removed, except conditional comments and `<!--! ... -->`, and whitespace
+ * removed only where it cannot render (between block-level elements, never
+ * in pre or textarea or inline content). A page whose CSS or scripts could
+ * make whitespace visible (white-space, an inline display) keeps its
+ * whitespace. Byte-range removals only; XML documents are left alone.
+ */
+import { DocumentView } from '../site/document-view.js';
+import { applyEdits } from '../site/edits.js';
+import { decodeBytes } from '../site/charset.js';
+import { SHOWS_WHITESPACE, minifyHtmlEdits } from '../markup/minify-html.js';
+import { xmlReason } from '../markup/names.js';
+
+/** @type {import('../pipeline.js').Pass} */
+export default {
+  name: 'minify-html',
+  description: 'comments and whitespace that cannot render removed (only with --minify-html)',
+  options: {
+    minifyHtml: { type: 'boolean', default: false, description: 'run this pass (naming it in --only does too)' },
+  },
+  async run(site, ctx) {
+    if (!ctx.options.minifyHtml && !ctx.options.only?.includes('minify-html')) return;
+    for (const page of site.pages) {
+      const bytes = await site.read(page.path);
+      const view = new DocumentView(bytes, /** @type {string} */ (page.charset), page.bomLength);
+      const xml = xmlReason(view, page.mime);
+      if (xml) {
+        ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${xml})` });
+        continue;
+      }
+      const found = minifyHtmlEdits(view, { whitespaceShown: await whitespaceShownBySheets(site, page.path) });
+      const note = found.whitespaceShown ? `; whitespace kept (${found.whitespaceShown})` : '';
+      if (found.edits.length === 0) {
+        ctx.decide({ file: page.path, action: 'kept', reason: `nothing to remove${note}` });
+        continue;
+      }
+      const output = applyEdits(bytes, found.edits);
+      await site.write(page.path, output);
+      ctx.touched(page.path, bytes.length, output.length);
+      ctx.decide({ file: page.path, action: 'changed', reason: `${found.comments} comments and ${found.whitespace} whitespace runs removed${note}, ${bytes.length} → ${output.length} B` });
+    }
+  },
+};
+
+/**
+ * Why whitespace between blocks could render on a page because of a style
+ * sheet it loads (one that mentions white-space or an inline display), or null.
+ * @param {import('../site/site.js').Site} site
+ * @param {string} pagePath
+ * @returns {Promise<string | null>}
+ */
+async function whitespaceShownBySheets(site, pagePath) {
+  const seen = new Set([pagePath]);
+  const queue = [pagePath];
+  while (queue.length) {
+    const file = site.get(/** @type {string} */ (queue.shift()));
+    for (const ref of file.references) {
+      if ((ref.kind !== 'stylesheet' && ref.kind !== 'css-import') || ref.status !== 'ok' || !ref.target || seen.has(ref.target)) continue;
+      seen.add(ref.target);
+      queue.push(ref.target);
+      const css = decodeBytes(await site.read(ref.target), site.get(ref.target).charset ?? 'windows-1252');
+      const found = SHOWS_WHITESPACE.exec(css);
+      if (found) return `${ref.target} says ${JSON.stringify(found[0])}`;
+    }
+  }
+  return null;
+}

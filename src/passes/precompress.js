@@ -1,0 +1,118 @@
+/**
+ * Precompression, last, on final bytes: beside every compressible file
+ * (text, SVG, icons, uncompressed fonts) a `.br` (brotli quality 11) and a
+ * `.gz` (zopfli), and a `.zst` with --zstd where node can write zstd, for
+ * servers to send without compressing anything themselves. A file under
+ * 256 bytes is skipped, and so is a sidecar that saves under 5%: tiny
+ * responses cost more in CPU and Vary-split caches than they save. Every
+ * sidecar is decoded again and compared byte for byte with its source, and
+ * gets its source's modification time (nginx derives the .gz's ETag and
+ * Last-Modified from it). A sidecar name already taken in the input is never
+ * overwritten. Encoding runs in the worker pool, cached by content hash.
+ */
+import { ENCODINGS, SIDECAR_EXTENSIONS, decode, isCompressible } from '../compress/encodings.js';
+import { DEFAULT_GZIP_ITERATIONS } from '../compress/gzip.js';
+import { zstdAvailable, zstdUnavailableReason } from '../compress/zstd.js';
+import { UserError } from '../errors.js';
+
+export const PRECOMPRESS_DEFAULTS = { gzip: /** @type {'zopfli' | 'zlib'} */ ('zopfli'), gzipIterations: DEFAULT_GZIP_ITERATIONS, minBytes: 256, minSavingPercent: 5 };
+
+/** @type {import('../pipeline.js').Pass} */
+export default {
+  name: 'precompress',
+  description: 'text files precompressed beside themselves: .br (brotli 11), .gz (zopfli), .zst with --zstd',
+  options: {
+    gzip: { type: 'string', default: PRECOMPRESS_DEFAULTS.gzip, description: 'gzip encoder: zopfli (smallest, slow) or zlib (level 9, quick)' },
+    gzipIterations: { type: 'number', default: PRECOMPRESS_DEFAULTS.gzipIterations, description: 'zopfli iterations for .gz files (the zopfli command\'s --i)' },
+    zstd: { type: 'boolean', default: false, description: 'also write .zst files (needs node 22.15 or newer)' },
+    precompressMinBytes: { type: 'number', default: PRECOMPRESS_DEFAULTS.minBytes, description: 'files smaller than this are not compressed' },
+    precompressMinSaving: { type: 'number', default: PRECOMPRESS_DEFAULTS.minSavingPercent, description: 'a sidecar that saves less than this percentage is not written' },
+  },
+  async run(site, ctx) {
+    const o = ctx.options;
+    const gzipMethod = o.gzip ?? PRECOMPRESS_DEFAULTS.gzip;
+    if (gzipMethod !== 'zopfli' && gzipMethod !== 'zlib') throw new UserError(`gzip must be zopfli or zlib, not '${gzipMethod}'`);
+    const iterations = o.gzipIterations ?? PRECOMPRESS_DEFAULTS.gzipIterations;
+    const minBytes = o.precompressMinBytes ?? PRECOMPRESS_DEFAULTS.minBytes;
+    const minSaving = o.precompressMinSaving ?? PRECOMPRESS_DEFAULTS.minSavingPercent;
+    if (o.zstd && !zstdAvailable()) ctx.warn('', 'zstd-unavailable', zstdUnavailableReason());
+    const encodings = ENCODINGS.filter((e) => e !== 'zstd' || (o.zstd && zstdAvailable()));
+    // Names taken before this pass adds anything: a sidecar the input already has is never replaced.
+    const taken = new Set([...site.files.keys(), ...site.directories]);
+    const candidates = [...site.files.values()].filter((f) => isCompressible(f.path));
+    let done = 0;
+    const results = await Promise.all(candidates.map(async (file) => {
+      const bytes = await site.read(file.path).catch(() => null);
+      if (!bytes) return null;
+      if (bytes.length < Math.max(1, minBytes)) return { file, bytes, encoded: null };
+      const encoded = await Promise.all(encodings.map(async (encoding) => {
+        const sidecar = `${file.path}${SIDECAR_EXTENSIONS[encoding]}`;
+        if (taken.has(sidecar)) return { encoding, sidecar, outcome: /** @type {const} */ ('taken') };
+        // Only gzip's settings go into gzip's key: changing them leaves the cached .br files valid.
+        const result = await ctx.compute('compressText', bytes, encoding === 'gzip' ? { encoding, gzip: gzipMethod, iterations } : { encoding });
+        return { encoding, sidecar, outcome: /** @type {const} */ ('encoded'), result };
+      }));
+      ctx.progress(file.path, { done: ++done, total: candidates.length });
+      return { file, bytes, encoded };
+    }));
+
+    for (const entry of results) {
+      if (!entry) continue;
+      const { file, bytes, encoded } = entry;
+      if (!encoded) {
+        ctx.decide({ file: file.path, action: 'skipped', reason: bytes.length === 0 ? 'empty' : `under ${minBytes} B (${bytes.length} B)` });
+        continue;
+      }
+      /** @type {string[]} */
+      const made = [];
+      /** @type {string[]} */
+      const small = [];
+      /** @type {string[]} */
+      const present = [];
+      for (const e of encoded) {
+        if (e.outcome === 'taken') {
+          ctx.warn(file.path, 'sidecar-exists', `${e.sidecar} is already in the input: kept as it is (it may not match ${file.path})`);
+          present.push(e.sidecar);
+          continue;
+        }
+        if (e.result.status !== 'encoded') {
+          ctx.warn(file.path, 'compress-failed', `${e.encoding}: ${e.result.reason}`);
+          continue;
+        }
+        const out = /** @type {Buffer} */ (e.result.bytes);
+        if (!sameBytes(() => decode(e.encoding, out), bytes)) {
+          ctx.warn(file.path, 'compress-mismatch', `${e.encoding} output does not decode to the file: not written`);
+          continue;
+        }
+        const saving = ((bytes.length - out.length) / bytes.length) * 100;
+        if (saving < minSaving) {
+          small.push(`${e.encoding} ${out.length} B, ${saving.toFixed(1)}%`);
+          continue;
+        }
+        site.add(e.sidecar, out, file.mtimeMs);
+        ctx.touched(e.sidecar, bytes.length, out.length);
+        ctx.measure({ file: file.path, name: e.encoding, before: bytes.length, after: out.length });
+        made.push(`${e.encoding} ${out.length} B (-${saving.toFixed(1)}%, ${e.result.detail})`);
+      }
+      const notes = [
+        ...(small.length ? [`saves under ${minSaving}% (${bytes.length} B; ${small.join('; ')})`] : []),
+        ...(present.length ? [`sidecar already in the input (${present.join(', ')})`] : []),
+      ];
+      if (made.length) ctx.decide({ file: file.path, action: 'changed', reason: `${bytes.length} B -> ${made.join(', ')}${notes.length ? `; ${notes.join('; ')}` : ''}` });
+      else ctx.decide({ file: file.path, action: 'kept', reason: notes.join('; ') || 'no sidecar written' });
+    }
+  },
+};
+
+/**
+ * Whether decoding gives exactly the source; a decoder error counts as no.
+ * @param {() => Buffer} decoded
+ * @param {Buffer} source
+ */
+function sameBytes(decoded, source) {
+  try {
+    return decoded().equals(source);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,413 @@
+/**
+ * Images of words, symbols, spacers and rules rebuilt as real text and CSS,
+ * as the 1997 CSS1 study proposed for its "solutions" banner: each candidate
+ * is classified from its pixels, its text taken from ALT/TITLE (or read by
+ * OCR when they do not match), its style estimated by rendering, and the
+ * replacement drawn in Chromium and compared with the image. Only what is
+ * proven similar, and smaller than the image and its request, is replaced;
+ * every other image stays, with the reason in the summary.
+ */
+import path from 'node:path';
+import { minify } from 'csso';
+import { InvalidArgumentError } from 'commander';
+import { applyEdits, encodePath } from '../site/edits.js';
+import { ResultCache, cacheKey, defaultCacheDir } from '../util/cache.js';
+import { sniffImageType } from '../images/gif.js';
+import { pageImages } from '../text-images/elements.js';
+import { RenderSession } from '../text-images/browser.js';
+import { fitReplacement } from '../text-images/verify.js';
+import { cssRule, encodeMarkup, htmlAttribute, htmlText, layoutDeclarations, pixels } from '../text-images/markup.js';
+
+/**
+ * @typedef {import('../site/site.js').Site} Site
+ * @typedef {import('../site/site.js').SiteFile} SiteFile
+ * @typedef {import('../pipeline.js').PassContext} PassContext
+ * @typedef {import('../text-images/plan.js').Plan} Plan
+ * @typedef {import('../text-images/elements.js').ImageElement} ImageElement
+ * @typedef {import('../text-images/markup.js').Declaration} Declaration
+ * @typedef {import('../text-images/verify.js').Fitted} Fitted
+ *
+ * @typedef {object} Use one element showing a candidate image
+ * @property {SiteFile} page
+ * @property {ImageElement} element
+ * @property {number} width displayed
+ * @property {number} height displayed
+ * @property {Declaration[]} layout
+ *
+ * @typedef {object} Replacement
+ * @property {SiteFile} image
+ * @property {Use[]} uses
+ * @property {Map<Use, { declarations: Declaration[], text: string }>} content
+ * @property {Exclude<Plan, import('../text-images/plan.js').KeptPlan>} plan
+ * @property {number} score the lowest similarity of its uses
+ * @property {number} bytes the image's
+ */
+
+/** Defaults of the pass's options. */
+export const TEXT_IMAGE_DEFAULTS = {
+  /** Similarity (0-1, see docs/text-images.md) a replacement must reach in Chromium; calibrated on the fixtures. */
+  threshold: 0.8,
+  /** Where the rules go: a <style> in each page ('inline'), or one shared style sheet ('file'). */
+  css: /** @type {'inline' | 'file'} */ ('inline'),
+  /** Whether OCR reads images whose ALT and TITLE are missing or wrong. */
+  ocr: true,
+};
+
+/** Only images up to this many bytes are looked at: text images are small. */
+const MAX_BYTES = 32 * 1024;
+/** Ink similarity a rendered ALT (or OCR) text needs to count as what the image shows (in the estimate, before Chromium). */
+const TEXT_AGREEMENT = 0.6;
+/** OCR results below this confidence are not used. */
+const MIN_OCR_CONFIDENCE = 30;
+/**
+ * What a request costs beyond the image's bytes: a small GET and its 200
+ * response headers over HTTP/1.1 (the loader records 250 to 350 bytes for the
+ * fixtures' images; the lower figure is used).
+ */
+export const REQUEST_BYTES = 250;
+/** Attributes that scripts, style sheets or image maps may depend on: an element with them stays an image. */
+const BLOCKING_ATTRIBUTES = /^(id|name|class|style|usemap|ismap|srcset|sizes|lowsrc|on.*)$/;
+/** The name of the shared style sheet in --text-images-css file mode. */
+const SHARED_CSS = 'pagediet.css';
+/** Raised when planning (src/text-images/plan.js and what it calls) or fitting (verify.js, markup.js) change their results, so cached ones are redone. */
+const PLAN_REVISION = 1;
+const FIT_REVISION = 1;
+
+const MIME = /** @type {Record<string, string>} */ ({ gif: 'image/gif', png: 'image/png', jpeg: 'image/jpeg' });
+
+/**
+ * The value of --text-images-threshold: a number from 0 to 1.
+ * @param {string} value
+ */
+export function thresholdOption(value) {
+  const n = Number(value);
+  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError(`expected a number from 0 to 1, not '${value}'`);
+  return n;
+}
+
+/** @type {import('../pipeline.js').Pass} */
+export default {
+  name: 'text-images',
+  description: 'images of text, symbols, spacers and rules rebuilt as HTML and CSS, checked in Chromium',
+  options: {
+    textImagesThreshold: { type: 'number', default: TEXT_IMAGE_DEFAULTS.threshold, description: 'similarity (0-1) a replacement must reach against the image in Chromium' },
+    textImagesCss: { type: 'string', default: TEXT_IMAGE_DEFAULTS.css, description: "where the replacements' CSS goes: inline (a <style> in each page) or file (one shared pagediet.css)" },
+    ocr: { type: 'boolean', default: TEXT_IMAGE_DEFAULTS.ocr, description: 'read images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)' },
+    prune: { type: 'boolean', default: false, description: 'remove replaced images from the output once nothing refers to them' },
+  },
+  async run(site, ctx) {
+    const threshold = ctx.options.textImagesThreshold ?? TEXT_IMAGE_DEFAULTS.threshold;
+    const candidates = await findCandidates(site, ctx);
+    if (!candidates.length) return;
+    const missing = RenderSession.missing();
+    if (missing) {
+      ctx.warn('', 'no-browser', `every text image kept: ${missing}`);
+      for (const c of candidates) ctx.decide({ file: c.image.path, action: 'skipped', reason: `no browser to prove the replacement: ${missing}` });
+      return;
+    }
+    const cache = ctx.options.cache === false ? null : new ResultCache({ dir: ctx.options.cacheDir ?? defaultCacheDir() });
+    /** @type {Replacement[]} */
+    const accepted = [];
+    /** @type {RenderSession | null} */
+    let session = null;
+    try {
+      let done = 0;
+      for (const { image, bytes, uses, type } of candidates) {
+        ctx.progress(`${++done}/${candidates.length} ${image.path}`);
+        const texts = [...new Set(uses.flatMap((u) => [u.element.attrs.alt, u.element.attrs.title]).filter((t) => t !== undefined))];
+        const plan = /** @type {Plan} */ (await ctx.compute('textImagePlan', bytes, { revision: PLAN_REVISION, texts, ocr: ctx.options.ocr ?? TEXT_IMAGE_DEFAULTS.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
+        if (plan.status === 'kept') {
+          ctx.decide({ file: image.path, action: 'kept', reason: plan.reason, ...(plan.score === undefined ? {} : { score: round(plan.score) }) });
+          continue;
+        }
+        const unfit = uses.map((u) => whyNot(plan, u)).find(Boolean);
+        if (unfit) {
+          ctx.decide({ file: image.path, action: 'kept', reason: unfit });
+          continue;
+        }
+        /** @type {Map<string, Fitted>} */
+        const fits = new Map();
+        let worst = 1;
+        for (const use of uses) {
+          const size = `${use.width}x${use.height}`;
+          if (fits.has(size) || use.width === 0 || use.height === 0) continue;
+          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: use.width, height: use.height }, [bytes]);
+          let fit = /** @type {Fitted | undefined} */ (await cache?.get(key));
+          if (!fit) {
+            session ??= await RenderSession.open();
+            fit = await fitReplacement(session, plan, { bytes, mime: MIME[type] }, use.width, use.height);
+            await cache?.set(key, fit);
+          }
+          fits.set(size, fit);
+          worst = Math.min(worst, fit.score);
+        }
+        if (worst < threshold) {
+          ctx.decide({ file: image.path, action: 'kept', reason: `similarity ${worst.toFixed(2)} below ${threshold}`, score: round(worst) });
+          continue;
+        }
+        /** @type {Replacement['content']} */
+        const content = new Map();
+        for (const use of uses) {
+          const fit = fits.get(`${use.width}x${use.height}`);
+          content.set(use, { declarations: fit ? fit.content : [], text: fit ? fit.text : '' });
+        }
+        accepted.push({ image, uses, content, plan, score: worst, bytes: bytes.length });
+      }
+    } finally {
+      await session?.close();
+    }
+    await apply(site, ctx, accepted);
+  },
+};
+
+/**
+ * The images worth looking at, each with every element that shows it, or a
+ * decision saying why it stays.
+ * @param {Site} site
+ * @param {PassContext} ctx
+ * @returns {Promise<{ image: SiteFile, bytes: Buffer, type: string, uses: Use[] }[]>}
+ */
+async function findCandidates(site, ctx) {
+  /** @type {Map<string, ImageElement[]>} elements by page */
+  const elementsByPage = new Map();
+  /** @type {Map<string, { image: SiteFile, bytes: Buffer, type: string, uses: Use[] }>} */
+  const byImage = new Map();
+  /** @type {Set<string>} */
+  const rejected = new Set();
+  for (const page of site.pages) {
+    for (const ref of page.references) {
+      if ((ref.kind !== 'img' && ref.kind !== 'input-image') || ref.status !== 'ok' || !ref.target || rejected.has(ref.target)) continue;
+      const image = site.get(ref.target);
+      if (image.role !== 'asset' || byImage.has(image.path)) continue;
+      if (image.outputSize > MAX_BYTES) {
+        rejected.add(image.path);
+        ctx.decide({ file: image.path, action: 'kept', reason: `${image.outputSize} B: larger than text images are (${MAX_BYTES} B at most)` });
+        continue;
+      }
+      let bytes;
+      try {
+        bytes = await site.read(image.path);
+      } catch {
+        rejected.add(image.path);
+        continue;
+      }
+      const type = sniffImageType(bytes.subarray(0, 12)) ?? (bytes[0] === 0xff && bytes[1] === 0xd8 ? 'jpeg' : null);
+      if (!type || !MIME[type]) { rejected.add(image.path); continue; }
+      byImage.set(image.path, { image, bytes, type, uses: [] });
+    }
+  }
+  const out = [];
+  for (const candidate of byImage.values()) {
+    const refs = site.referencesTo(candidate.image.path);
+    const other = refs.find((r) => !((r.kind === 'img' && r.attribute === 'src') || r.kind === 'input-image'));
+    if (other) {
+      ctx.decide({ file: candidate.image.path, action: 'kept', reason: `also used as ${other.kind} in ${other.source}` });
+      continue;
+    }
+    let reason = '';
+    for (const ref of refs) {
+      const page = site.get(ref.source);
+      let elements = elementsByPage.get(page.path);
+      if (!elements) {
+        elements = pageImages(/** @type {Buffer} */ (page.output ?? page.source), /** @type {string} */ (page.charset), page.bomLength).images;
+        elementsByPage.set(page.path, elements);
+      }
+      const element = elements.find((e) => e.srcStart === ref.start);
+      if (!element) { reason = `an element in ${page.path} could not be located`; break; }
+      if (element.name === 'input') { reason = `a form's image button in ${page.path}: as a <button> it would send other fields (name instead of name.x, name.y)`; break; }
+      if (element.inPicture) { reason = `inside <picture> in ${page.path}`; break; }
+      const blocking = Object.keys(element.attrs).find((a) => BLOCKING_ATTRIBUTES.test(a));
+      if (blocking) { reason = `its ${blocking.toUpperCase()} attribute in ${page.path} may be used by scripts or styles`; break; }
+      const layout = layoutDeclarations(element.attrs);
+      if ('reason' in layout) { reason = `${layout.reason} (${page.path})`; break; }
+      const width = pixels(element.attrs.width);
+      const height = pixels(element.attrs.height);
+      if (width === null || height === null) { reason = `WIDTH or HEIGHT is not in pixels in ${page.path}`; break; }
+      candidate.uses.push({ page, element, width: 'width' in element.attrs ? width : -1, height: 'height' in element.attrs ? height : -1, layout: layout.declarations });
+    }
+    if (reason) ctx.decide({ file: candidate.image.path, action: 'kept', reason });
+    else out.push(candidate);
+  }
+  return out;
+}
+
+/**
+ * Why a use of a planned image cannot be replaced, or ''. Fills in a missing
+ * WIDTH or HEIGHT from the image, as browsers do.
+ * @param {Exclude<Plan, import('../text-images/plan.js').KeptPlan>} plan
+ * @param {Use} use
+ */
+function whyNot(plan, use) {
+  if (use.width < 0 && use.height < 0) { use.width = plan.width; use.height = plan.height; }
+  else if (use.width < 0) use.width = Math.round(plan.width * use.height / plan.height);
+  else if (use.height < 0) use.height = Math.round(plan.height * use.width / plan.width);
+  if ((plan.status === 'text' || plan.status === 'symbol') && (use.width !== plan.width || use.height !== plan.height)) {
+    return `shown at ${use.width}x${use.height}, not its own ${plan.width}x${plan.height}, in ${use.page.path}: scaled text is not replaced`;
+  }
+  if (plan.status === 'rule') {
+    const across = plan.direction === 'horizontal' ? use.height : use.width;
+    if (across !== plan.bands.reduce((s, b) => s + b.size, 0)) return `rule stretched across its bands in ${use.page.path}`;
+  }
+  return '';
+}
+
+/**
+ * Writes the replacements whose markup and CSS cost less than the image and
+ * its request: a class per distinct style, each page's tags replaced and its
+ * rules added, and the requests counted.
+ * @param {Site} site
+ * @param {PassContext} ctx
+ * @param {Replacement[]} accepted
+ */
+async function apply(site, ctx, accepted) {
+  const mode = ctx.options.textImagesCss ?? TEXT_IMAGE_DEFAULTS.css;
+  const prefix = freePrefix(site);
+  /** @type {Map<string, string>} declarations (as a rule body) → class name */
+  const classes = new Map();
+  /** @type {Map<string, Declaration[]>} class name → declarations */
+  const rules = new Map();
+  /** @type {Map<string, { use: Use, markup: string }[]>} page → its edits */
+  const byPage = new Map();
+  /** @type {Map<string, Set<string>>} page → classes it uses */
+  const pageClasses = new Map();
+  /** @type {Set<string>} images whose every use is replaced */
+  const replaced = new Set();
+
+  for (const r of accepted) {
+    /** @type {{ use: Use, markup: string }[]} */
+    const edits = [];
+    const newClasses = new Set();
+    let markupDelta = 0;
+    for (const use of r.uses) {
+      const { declarations, text } = /** @type {{ declarations: Declaration[], text: string }} */ (r.content.get(use));
+      const charset = /** @type {string} */ (use.page.charset);
+      let markup = '';
+      if (use.width > 0 && use.height > 0) {
+        const all = [...declarations, ...use.layout];
+        const body = cssRule('', all);
+        let name = classes.get(body);
+        if (!name) {
+          name = `${prefix}${classes.size + 1}`;
+          classes.set(body, name);
+          rules.set(name, all);
+          newClasses.add(name);
+        }
+        const title = use.element.attrs.title ? ` title="${htmlAttribute(use.element.attrs.title, charset)}"` : '';
+        markup = `<span class=${name}${title}>${htmlText(text, charset)}</span>`;
+      }
+      markupDelta += encodeMarkup(markup, charset).length - (use.element.tagEnd - use.element.tagStart);
+      edits.push({ use, markup });
+    }
+    const pages = new Set(r.uses.map((u) => u.page.path));
+    const cssBytes = [...newClasses].reduce((sum, name) => sum + cssRule(name, /** @type {Declaration[]} */ (rules.get(name))).length, 0) * (mode === 'inline' ? pages.size : 1);
+    const cost = markupDelta + cssBytes;
+    const saved = r.bytes + REQUEST_BYTES * pages.size;
+    const what = describe(r.plan, edits[0]?.markup ?? '');
+    if (cost >= saved) {
+      for (const name of newClasses) {
+        for (const [body, n] of classes) if (n === name) classes.delete(body);
+        rules.delete(name);
+      }
+      ctx.decide({ file: r.image.path, action: 'kept', reason: `${what}: replacement costs ${cost} B, not less than the image's ${r.bytes} B and ${pages.size} request(s)`, score: round(r.score) });
+      continue;
+    }
+    for (const e of edits) {
+      const list = byPage.get(e.use.page.path) ?? [];
+      list.push(e);
+      byPage.set(e.use.page.path, list);
+      const used = pageClasses.get(e.use.page.path) ?? new Set();
+      const name = /^<span class=([a-z0-9-]+)/.exec(e.markup)?.[1];
+      if (name) used.add(name);
+      pageClasses.set(e.use.page.path, used);
+    }
+    replaced.add(r.image.path);
+    ctx.removedRequests(pages.size);
+    ctx.decide({ file: r.image.path, action: 'changed', reason: `${what}, similarity ${r.score.toFixed(2)}; ${r.bytes} B and ${pages.size} request(s) → ${cost >= 0 ? '+' : ''}${cost} B of HTML and CSS`, score: round(r.score) });
+  }
+  if (!byPage.size) return;
+
+  /** @param {Iterable<string>} names */
+  const cssOf = (names) => minify([...names].sort(byNumber).map((n) => cssRule(n, /** @type {Declaration[]} */ (rules.get(n)))).join('')).css;
+  /** @type {string | null} */
+  let sharedPath = null;
+  if (mode === 'file') {
+    sharedPath = freePath(site, SHARED_CSS);
+    const css = Buffer.from(cssOf(rules.keys()), 'utf8');
+    site.add(sharedPath, css);
+    ctx.touched(sharedPath, 0, css.length);
+  }
+  for (const [pagePath, edits] of byPage) {
+    const page = site.get(pagePath);
+    const charset = /** @type {string} */ (page.charset);
+    const before = /** @type {Buffer} */ (page.output ?? page.source);
+    /** @type {import('../site/edits.js').Edit[]} */
+    const byteEdits = edits.map(({ use, markup }) => ({ start: use.element.tagStart, end: use.element.tagEnd, bytes: encodeMarkup(markup, charset) }));
+    const names = /** @type {Set<string>} */ (pageClasses.get(pagePath));
+    if (names.size) {
+      const head = sharedPath
+        ? `<link rel=stylesheet href="${encodePath(path.posix.relative(path.posix.dirname(pagePath), sharedPath))}">`
+        : `<style>${cssOf(names)}</style>`;
+      const at = pageImages(before, charset, page.bomLength).headEnd ?? Math.min(...byteEdits.map((e) => e.start));
+      byteEdits.push({ start: at, end: at, bytes: encodeMarkup(head, charset) });
+    }
+    const after = applyEdits(before, byteEdits);
+    await site.write(pagePath, after);
+    ctx.touched(pagePath, before.length, after.length);
+  }
+  // No page refers to a replaced image any more; like the image passes' originals, it goes only with --prune.
+  for (const imagePath of replaced) {
+    if (!ctx.options.prune || site.referencesTo(imagePath).length) continue;
+    ctx.touched(imagePath, site.get(imagePath).outputSize, 0);
+    site.remove(imagePath);
+  }
+}
+
+/**
+ * A short account of a replacement for the summary.
+ * @param {Plan} plan
+ * @param {string} markup
+ */
+function describe(plan, markup) {
+  if (plan.status === 'spacer') return markup ? `spacer${plan.colour ? ' (coloured)' : ''}` : 'spacer with no size, removed';
+  if (plan.status === 'rule') return `${plan.direction} rule`;
+  if (plan.status === 'text' || plan.status === 'symbol') {
+    const e = plan.estimates[0];
+    const face = `${e.name}${e.weight === 'bold' ? ' bold' : ''}${e.style === 'italic' ? ' italic' : ''} ${e.size}px`;
+    return `${plan.status} ${JSON.stringify(e.text)} (${plan.status === 'symbol' ? 'shape' : plan.source === 'ocr' ? `OCR, confidence ${plan.ocr?.confidence}` : 'ALT'}), ${face}`;
+  }
+  return plan.status;
+}
+
+/**
+ * A class prefix no page or style sheet of the site already uses.
+ * @param {Site} site
+ */
+function freePrefix(site) {
+  const texts = [...site.files.values()].filter((f) => f.role !== 'asset').map((f) => (f.output ?? f.source ?? Buffer.alloc(0)).toString('latin1'));
+  for (let n = 0; ; n++) {
+    const prefix = n ? `pd${n}-` : 'pd';
+    const used = new RegExp(`\\b${prefix}\\d`);
+    if (!texts.some((t) => used.test(t))) return prefix;
+  }
+}
+
+/**
+ * A site path not yet taken, from a wanted name.
+ * @param {Site} site
+ * @param {string} wanted
+ */
+function freePath(site, wanted) {
+  let candidate = wanted;
+  for (let n = 2; site.files.has(candidate) || site.directories.has(candidate); n++) candidate = wanted.replace(/\.css$/, `-${n}.css`);
+  return candidate;
+}
+
+/** @param {string} a @param {string} b */
+function byNumber(a, b) {
+  return Number(/\d+$/.exec(a)?.[0]) - Number(/\d+$/.exec(b)?.[0]);
+}
+
+/** @param {number} score */
+function round(score) {
+  return Math.round(score * 1000) / 1000;
+}

@@ -1,0 +1,141 @@
+/**
+ * Style estimation by rendering: the text (or each candidate symbol) is drawn
+ * with sharp (Pango and FreeType, through fontconfig's generic families, as
+ * the browser's are) in every candidate face and size near the one the ink's
+ * height suggests, and the candidate whose ink matches the image's best wins.
+ */
+import sharp from 'sharp';
+import { inkBox, inkSimilarity } from './pixels.js';
+
+/**
+ * @typedef {import('./pixels.js').Coverage} Coverage
+ * @typedef {import('./pixels.js').Box} Box
+ *
+ * @typedef {object} Face
+ * @property {string} name the font family the text was matched in
+ * @property {'sans-serif' | 'serif' | 'monospace'} family its CSS generic family, the fallback
+ * @property {'normal' | 'bold'} weight
+ * @property {'normal' | 'italic'} style italic also selects an oblique face (DejaVu Sans has only that)
+ *
+ * @typedef {Face & { size: number, text: string, score: number }} StyleEstimate size in CSS px; score: ink similarity 0-1
+ */
+
+/**
+ * The families text images are matched against, with their generic family.
+ * Named, not generic: Chromium maps sans-serif to its own choice (Liberation
+ * Sans here, Arial elsewhere), not to fontconfig's, so the replacement names
+ * the family that matched and falls back to the generic one. DejaVu is what
+ * Linux desktops (and Pango) draw with; Liberation has Arial's, Times' and
+ * Courier's metrics, the faces of most text images of the 1990s.
+ */
+export const FAMILIES = /** @type {const} */ ([
+  ['DejaVu Sans', 'sans-serif'], ['DejaVu Serif', 'serif'], ['DejaVu Sans Mono', 'monospace'],
+  ['Liberation Sans', 'sans-serif'], ['Liberation Serif', 'serif'], ['Liberation Mono', 'monospace'],
+]);
+
+/** Every face a text image is tried in. */
+export const TEXT_FACES = /** @type {Face[]} */ (FAMILIES.flatMap(([name, family]) => ['normal', 'bold'].flatMap((weight) => ['normal', 'italic'].map((style) => ({ name, family, weight, style })))));
+
+/** Faces a symbol is tried in: symbols rarely differ by slant, and DejaVu has the glyphs other fonts borrow. */
+const SYMBOL_FACES = /** @type {Face[]} */ ([
+  { name: 'DejaVu Sans', family: 'sans-serif', weight: 'normal', style: 'normal' },
+  { name: 'DejaVu Sans', family: 'sans-serif', weight: 'bold', style: 'normal' },
+  { name: 'DejaVu Serif', family: 'serif', weight: 'normal', style: 'normal' },
+]);
+
+/** The characters a symbol image may be: bullets, squares, arrows, check marks, stars. */
+export const SYMBOLS = ['\u25cf', '\u2022', '\u25a0', '\u25aa', '\u25ba', '\u25b6', '\u2192', '\u2713', '\u2714', '\u25b2', '\u25bc', '\u25c4', '\u2190', '\u25c6', '\u2605', '\u25cb', '\u25a1', '\u00bb', '\u203a', '\u2717', '\u21d2', '+', '\u00d7'];
+
+/** Size used to learn each face's ink height for a text. */
+const REFERENCE_SIZE = 40;
+
+/**
+ * Draws text in a face and size: coverage 0-1 per pixel.
+ * @param {string} text
+ * @param {Face} face
+ * @param {number} size CSS px
+ * @param {number} [letterSpacing] px
+ * @returns {Promise<Coverage>}
+ */
+export async function renderText(text, face, size, letterSpacing = 0) {
+  let escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  // Pango's letter spacing is in 1/1024 of a point; a point is a pixel at 72 dpi.
+  if (letterSpacing) escaped = `<span letter_spacing="${Math.round(letterSpacing * 1024)}">${escaped}</span>`;
+  const description = [`${face.name},`, face.weight === 'bold' ? 'Bold' : '', face.style === 'italic' ? 'Italic' : '', `${size}px`].filter(Boolean).join(' ');
+  const { data, info } = await sharp({ text: { text: escaped, font: description, dpi: 72, rgba: false } }).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const coverage = new Float32Array(info.width * info.height);
+  for (let i = 0; i < coverage.length; i++) coverage[i] = data[i] / 255;
+  return { width: info.width, height: info.height, data: coverage };
+}
+
+/**
+ * The best face and size for a text (or each symbol) over an image's ink.
+ * @param {Coverage} image
+ * @param {Box} ink
+ * @param {string[]} texts candidates: the text from ALT or OCR, or the symbols
+ * @param {{ faces?: Face[], spread?: number }} [options] spread: sizes tried either side of the estimate
+ * @returns {Promise<StyleEstimate[]>} best first, one per text and face
+ */
+export async function estimateStyle(image, ink, texts, options = {}) {
+  const faces = options.faces ?? TEXT_FACES;
+  const spread = options.spread ?? 1;
+  const inkHeight = ink.bottom - ink.top;
+  const inkWidth = ink.right - ink.left;
+  /** @type {StyleEstimate[]} */
+  const results = [];
+  for (const text of texts) {
+    if (!text.trim()) continue;
+    for (const face of faces) {
+      const reference = await renderText(text, face, REFERENCE_SIZE);
+      const refBox = inkBox(reference);
+      if (!refBox) continue;
+      const guess = Math.round(REFERENCE_SIZE * inkHeight / (refBox.bottom - refBox.top));
+      // The text's width at that size, from the reference: far off means another text or face.
+      const widthAtGuess = (refBox.right - refBox.left) * guess / REFERENCE_SIZE;
+      if (Math.abs(widthAtGuess - inkWidth) > Math.max(4, inkWidth * 0.35)) {
+        results.push({ ...face, size: guess, text, score: 0 });
+        continue;
+      }
+      let best = { ...face, size: guess, text, score: 0 };
+      for (let size = Math.max(4, guess - spread); size <= guess + spread; size++) {
+        const drawn = await renderText(text, face, size);
+        const box = inkBox(drawn);
+        if (!box) continue;
+        let score = bestAlignment(image, drawn, ink.left - box.left, ink.top - box.top);
+        // Other renderers place glyphs at other (unhinted, fractional) advances: a word drifts by a pixel
+        // every few letters. Spacing the letters to the image's ink width takes the drift out.
+        const characters = [...text].length;
+        if (characters > 1 && Math.abs(box.right - box.left - inkWidth) >= 2) {
+          const spaced = await renderText(text, face, size, (inkWidth - (box.right - box.left)) / (characters - 1));
+          const spacedBox = inkBox(spaced);
+          if (spacedBox) score = Math.max(score, bestAlignment(image, spaced, ink.left - spacedBox.left, ink.top - spacedBox.top));
+        }
+        if (score > best.score) best = { ...face, size, text, score };
+      }
+      results.push(best);
+    }
+  }
+  return results.sort((a, b) => b.score - a.score);
+}
+
+/**
+ * The best symbol character, face and size for a small image.
+ * @param {Coverage} image
+ * @param {Box} ink
+ */
+export function estimateSymbol(image, ink) {
+  return estimateStyle(image, ink, SYMBOLS, { faces: SYMBOL_FACES, spread: 2 });
+}
+
+/**
+ * Ink similarity at the best of the offsets within a pixel of (dx, dy).
+ * @param {Coverage} image
+ * @param {Coverage} drawn
+ * @param {number} dx
+ * @param {number} dy
+ */
+function bestAlignment(image, drawn, dx, dy) {
+  let best = 0;
+  for (let oy = -1; oy <= 1; oy++) for (let ox = -1; ox <= 1; ox++) best = Math.max(best, inkSimilarity(image, drawn, dx + ox, dy + oy));
+  return best;
+}

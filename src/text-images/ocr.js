@@ -1,0 +1,51 @@
+/**
+ * Reading the words of a text image with tesseract.js, for images whose ALT
+ * and TITLE are missing or do not match their pixels. The English model comes
+ * from the @tesseract.js-data/eng package in node_modules, read as a local
+ * file: nothing is downloaded, and nothing is cached in the working directory.
+ */
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import sharp from 'sharp';
+
+/**
+ * @typedef {import('./pixels.js').Coverage} Coverage
+ * @typedef {{ text: string, confidence: number }} OcrResult confidence 0-100, tesseract's mean word confidence
+ */
+
+const require = createRequire(import.meta.url);
+
+/** The directory holding eng.traineddata.gz, the LSTM-only ("best_int") model tesseract.js loads by default. */
+export function englishDataDir() {
+  return path.join(path.dirname(require.resolve('@tesseract.js-data/eng/package.json')), '4.0.0_best_int');
+}
+
+/** Small images are scaled up until their ink is about this high: tesseract reads large letters best. */
+const TARGET_INK_HEIGHT = 48;
+
+/**
+ * Reads one line of text from a coverage (ink 1, background 0).
+ * @param {Coverage} coverage
+ * @param {number} inkHeight height of the ink's box, px
+ * @returns {Promise<OcrResult>}
+ */
+export async function readText(coverage, inkHeight) {
+  const scale = Math.max(1, Math.min(10, Math.round(TARGET_INK_HEIGHT / Math.max(1, inkHeight))));
+  const { createWorker, OEM, PSM } = await import('tesseract.js');
+  // Dark ink on white, larger, with a margin: the form tesseract expects.
+  const grey = Buffer.alloc(coverage.width * coverage.height);
+  for (let i = 0; i < grey.length; i++) grey[i] = Math.round(255 * (1 - coverage.data[i]));
+  const png = await sharp(grey, { raw: { width: coverage.width, height: coverage.height, channels: 1 } })
+    .resize(coverage.width * scale, coverage.height * scale, { kernel: 'lanczos3' })
+    .extend({ top: 20, bottom: 20, left: 20, right: 20, background: '#ffffff' })
+    .png()
+    .toBuffer();
+  const worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: englishDataDir(), cacheMethod: 'none', gzip: true });
+  try {
+    await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE, user_defined_dpi: '300' });
+    const { data } = await worker.recognize(png);
+    return { text: data.text.replace(/\s+/g, ' ').trim(), confidence: Math.round(data.confidence) };
+  } finally {
+    await worker.terminate();
+  }
+}
