@@ -20,6 +20,7 @@ import { compareSites, REPORT_NETWORKS } from './report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
 import { writeFileAtomic } from './util/atomic.js';
 import { createProgress } from './progress.js';
+import { parseShard } from './shard.js';
 import { renderHtmlReport } from './report/html.js';
 import { SERVERS, readSiteFiles, serverConfig } from './configs/index.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
@@ -87,6 +88,7 @@ function createProgram(sys) {
     .option('--skip <list>', 'do not run these passes (comma-separated)', list)
     .option('--origin <url>', 'an absolute origin that is this site, so its absolute URLs resolve locally (repeatable)', collect)
     .option('--force', 'write into a non-empty output directory that pagediet did not write')
+    .option('--shard <i/n>', 'build only slice I of N (pages by a hash of their path, with every file they load), into an output the other shards share; server configs afterwards with `pagediet configs`', parseShard)
     .option('--json', 'print the machine-readable summary on stdout')
     .option('--no-report', 'skip the report that loads the input and the output with the robot and compares them')
     .option('--network <list>', `networks the report models (comma-separated; default ${REPORT_NETWORKS.join(',')})`, list)
@@ -98,6 +100,7 @@ function createProgram(sys) {
     .option('--quality <min-max>', 'quality floor and target for --lossy, 0-100 (default 65-80)', qualityRange)
     .option('--zopfli-iterations <n>', 'also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (default 0: libdeflate only)', nonNegativeInteger)
     .option('--max-pixels <n>', 'leave alone images with more pixels (default 100000000)', nonNegativeInteger)
+    .option('--job-timeout <seconds>', 'stop an encode or OCR job that runs longer and leave its file as it is (default 300; 0: no limit)', nonNegativeInteger)
     .addOption(new Option('--gzip <encoder>', 'encoder for the precompressed .gz files: zopfli (smallest) or zlib (level 9, quick); default zopfli').choices(['zopfli', 'zlib']))
     .option('--gzip-iterations <n>', 'zopfli iterations for the .gz files (default 15; --zopfli-iterations is for PNG data)', nonNegativeInteger)
     .option('--zstd', 'also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)')
@@ -183,7 +186,7 @@ function merge(config, flags, command) {
  * Builds, then (unless --no-report) loads the input and the output with the
  * robot and prints what the build saved.
  * @param {Io} sys
- * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string } & import('./config.js').ImageConfig} opts
+ * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string, shard?: import('./shard.js').Shard } & import('./config.js').ImageConfig} opts
  */
 async function runBuild(sys, opts) {
   const progress = createProgress({ stream: { write: sys.err, isTTY: sys.isTTY, columns: process.stderr.columns }, quiet: opts.quiet });
@@ -193,6 +196,7 @@ async function runBuild(sys, opts) {
     only: opts.only,
     skip: opts.skip,
     force: opts.force,
+    shard: opts.shard,
     origins: opts.origins,
     prune: opts.prune,
     animations: opts.animations,
@@ -201,6 +205,7 @@ async function runBuild(sys, opts) {
     quality: opts.quality,
     zopfliIterations: opts.zopfliIterations,
     maxPixels: opts.maxPixels,
+    jobTimeout: opts.jobTimeout,
     gzip: opts.gzip,
     gzipIterations: opts.gzipIterations,
     zstd: opts.zstd,

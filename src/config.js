@@ -24,6 +24,7 @@ export const CONFIG_KEYS = /** @type {const} */ ({
   quality: 'range',
   zopfliIterations: 'number',
   maxPixels: 'number',
+  jobTimeout: 'number',
   gzip: 'string',
   gzipIterations: 'number',
   zstd: 'boolean',
@@ -45,6 +46,7 @@ export const CONFIG_KEYS = /** @type {const} */ ({
  * @property {[number, number]} [quality]
  * @property {number} [zopfliIterations]
  * @property {number} [maxPixels]
+ * @property {number} [jobTimeout] seconds a worker job may run (0: no limit)
  * @property {'zopfli' | 'zlib'} [gzip] precompress: gzip encoder
  * @property {number} [gzipIterations] precompress: zopfli iterations for .gz files
  * @property {boolean} [zstd] precompress: also .zst files

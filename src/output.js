@@ -92,9 +92,10 @@ async function realish(p) {
  * Writes every file of the site into the output directory.
  * @param {import('./site/site.js').Site} site
  * @param {OutputPlan} plan
+ * @param {{ keepOthers?: boolean }} [options] keepOthers: a shard's build, which leaves the files of other shards in place
  * @returns {Promise<{ written: number, copied: number, removed: number }>}
  */
-export async function writeOutput(site, plan) {
+export async function writeOutput(site, plan, options = {}) {
   await fs.mkdir(plan.dir, { recursive: true });
   await removeStaleTemps(plan.dir);
   const files = [...site.files.values()].sort((a, b) => (a.path < b.path ? -1 : 1));
@@ -131,6 +132,10 @@ export async function writeOutput(site, plan) {
   let removed = 0;
   for (const old of plan.previous) {
     const target = path.join(plan.dir, old);
+    if (options.keepOthers) {
+      if (old !== MARKER) current.add(old); // still pagediet's: listed again so that a later full build may remove it
+      continue;
+    }
     if (current.has(old) || !isInside(target, plan.dir) || old === MARKER) continue;
     await fs.rm(target, { force: true });
     removed++;

@@ -3,15 +3,17 @@
  * the output, and summarize what each pass did.
  */
 import path from 'node:path';
+import { realpath } from 'node:fs/promises';
 import { Site } from './site/site.js';
-import { prepareOutput, writeOutput } from './output.js';
+import { MARKER, prepareOutput, writeOutput } from './output.js';
 import { PASSES } from './passes/index.js';
 import { UserError } from './errors.js';
 import { bytesPerPage, requestsPerPage } from './requests.js';
 import { summarize } from './summary.js';
-import { WorkerPool } from './util/pool.js';
+import { JobStopped, WorkerPool } from './util/pool.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 import { writeBuildConfigs } from './configs/index.js';
+import { shardSlice } from './shard.js';
 
 /**
  * @typedef {import('./site/site.js').Site} SiteModel
@@ -68,6 +70,7 @@ import { writeBuildConfigs } from './configs/index.js';
  * @property {string} output
  * @property {string[]} [only] run only these passes
  * @property {string[]} [skip] do not run these passes
+ * @property {import('./shard.js').Shard} [shard] build only this slice of the site (see src/shard.js); other files in the output are kept
  * @property {boolean} [force] write into a non-empty directory pagediet did not write
  * @property {string[]} [origins] absolute origins that are this site
  * @property {Pass[]} [passes] the passes to choose from (default: pagediet's own)
@@ -82,6 +85,7 @@ import { writeBuildConfigs } from './configs/index.js';
  * @property {[number, number]} [quality] floor and target quality for lossy encodings (default 65-80)
  * @property {number} [zopfliIterations] zopfli iterations on top of libdeflate for PNG data (default 0: libdeflate only)
  * @property {number} [maxPixels] images with more pixels are left alone (default 100 million)
+ * @property {number} [jobTimeout] seconds a worker job (an encode, OCR) may run before its worker is stopped and the file left as it is (default 300; 0: no limit)
  * @property {number} [textImagesThreshold] text-images: similarity (0-1) a replacement must reach in Chromium (default 0.8)
  * @property {'inline' | 'file'} [textImagesCss] text-images: rules in a <style> in each page, or in one shared pagediet.css (default inline)
  * @property {boolean} [ocr] text-images: read images whose ALT and TITLE are missing or wrong with OCR (default true)
@@ -119,12 +123,19 @@ export async function build(options) {
   const plan = await prepareOutput(options.input, options.output, { force: options.force });
   const progress = options.onProgress ?? (() => {});
   progress({ phase: 'read', message: `reading ${options.input}` });
-  const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir });
+  // The marker of an earlier build is pagediet's, not the site's: building an output again must not copy or compress it.
+  const inputMarker = path.join(await realpath(options.input), MARKER);
+  const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker });
+  if (options.shard) {
+    const slice = shardSlice(site, options.shard);
+    for (const sitePath of [...site.files.keys()]) if (!slice.has(sitePath)) site.remove(sitePath);
+    progress({ phase: 'read', message: `shard ${options.shard.index}/${options.shard.count}: ${slice.size} files` });
+  }
   const inputBytes = totalBytes(site);
   const requestsBefore = requestsPerPage(site);
   const pageBytesBefore = bytesPerPage(site);
 
-  const pool = new WorkerPool({ threads: options.threads });
+  const pool = new WorkerPool({ threads: options.threads, jobTimeoutS: options.jobTimeout });
   const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
   const work = { jobs: 0, cacheHits: 0 };
   /** @type {PassContext['compute']} */
@@ -138,7 +149,14 @@ export async function build(options) {
       }
     }
     work.jobs++;
-    const result = await pool.run(job, { bytes, options: jobOptions });
+    let result;
+    try {
+      result = await pool.run(job, { bytes, options: jobOptions });
+    } catch (error) {
+      // A stuck or dying job fails like a file the job cannot read: the pass warns and leaves the file as it is. Not cached.
+      if (error instanceof JobStopped) return { status: 'failed', reason: error.message };
+      throw error;
+    }
     if (cache) await cache.set(key, result);
     return result;
   };
@@ -152,12 +170,15 @@ export async function build(options) {
   }
   await cache?.trim();
   // The server configs serve the sidecars, so they come with precompression.
-  if (options.configs !== false && passes.some((p) => p.name === 'precompress')) {
+  if (options.shard && options.configs !== false && passes.some((p) => p.name === 'precompress')) {
+    // A config lists files of the whole site; a shard knows its slice only.
+    site.warn('', 'configs-shard', 'a shard does not write the server configs: once every shard is in the output, run `pagediet configs <output> --server <name>`');
+  } else if (options.configs !== false && passes.some((p) => p.name === 'precompress')) {
     await writeBuildConfigs(site, { outputDir: plan.dir, dir: options.configs ? path.resolve(options.configs) : undefined });
   }
 
   progress({ phase: 'write', message: `writing ${options.output}` });
-  const written = await writeOutput(site, plan);
+  const written = await writeOutput(site, plan, { keepOthers: Boolean(options.shard) });
   return summarize(site, {
     input: path.resolve(options.input),
     output: plan.dir,

@@ -90,8 +90,8 @@ describe('text-images on microscape, in Chromium', () => {
     for (const d of report.decisions) expect(d.reason.length).toBeGreaterThan(0);
     for (const d of report.decisions.filter((x) => x.action === 'changed')) expect(d.score).toBeGreaterThanOrEqual(0.8);
     expect(changed.filter((f) => pictures.includes(f))).toEqual([]);
-    // The form's image button stays an <input type=image> (see docs/text-images.md); every other replaceable image goes.
-    expect(replaceable.filter((f) => !changed.includes(f))).toEqual(['images/search.gif']);
+    // Every replaceable image goes, the form's <input type=image> too (as a <button>, see docs/text-images.md).
+    expect(replaceable.filter((f) => !changed.includes(f))).toEqual([]);
     expect(report.requestsRemoved).toBe(changed.length);
     expect(summary.totals.requestsAfter).toBe(summary.totals.requestsBefore - changed.length);
 
@@ -99,8 +99,8 @@ describe('text-images on microscape, in Chromium', () => {
     const animatedUrls = new Set(manifest.files.filter((f) => f.kind === 'animation').map((f) => f.url ?? f.path));
     const browser = await launchChromium();
     try {
-      const before = await shoot(browser, microscape, 'img');
-      const after = await shoot(browser, out, 'span[class^=pd]');
+      const before = await shoot(browser, microscape, 'img, input[type=image]');
+      const after = await shoot(browser, out, 'span[class^=pd], button[class^=pd]');
       const originals = before.boxes.filter((b) => replacedUrls.has(b.src));
       expect(after.boxes.length).toBe(originals.length);
       expect([after.width, after.height]).toEqual([before.width, before.height]);

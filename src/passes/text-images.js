@@ -16,7 +16,7 @@ import { sniffImageType } from '../images/gif.js';
 import { pageImages } from '../text-images/elements.js';
 import { RenderSession } from '../text-images/browser.js';
 import { fitReplacement } from '../text-images/verify.js';
-import { cssRule, encodeMarkup, htmlAttribute, htmlText, layoutDeclarations, pixels } from '../text-images/markup.js';
+import { cssRule, encodeMarkup, htmlAttribute, htmlText, imageButtonMarkup, layoutDeclarations, pixels } from '../text-images/markup.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -67,6 +67,8 @@ const MIN_OCR_CONFIDENCE = 30;
 export const REQUEST_BYTES = 250;
 /** Attributes that scripts, style sheets or image maps may depend on: an element with them stays an image. */
 const BLOCKING_ATTRIBUTES = /^(id|name|class|style|usemap|ismap|srcset|sizes|lowsrc|on.*)$/;
+/** The same for an image button, whose NAME goes into the form data (its replacement carries it) and which is only replaced on pages without scripts. */
+const BLOCKING_BUTTON_ATTRIBUTES = /^(id|class|style|usemap|ismap|srcset|sizes|lowsrc|on.*)$/;
 /** The name of the shared style sheet in --text-images-css file mode. */
 const SHARED_CSS = 'pagediet.css';
 /** Raised when planning (src/text-images/plan.js and what it calls) or fitting (verify.js, markup.js) change their results, so cached ones are redone. */
@@ -115,7 +117,13 @@ export default {
       for (const { image, bytes, uses, type } of candidates) {
         ctx.progress(`${++done}/${candidates.length} ${image.path}`);
         const texts = [...new Set(uses.flatMap((u) => [u.element.attrs.alt, u.element.attrs.title]).filter((t) => t !== undefined))];
-        const plan = /** @type {Plan} */ (await ctx.compute('textImagePlan', bytes, { revision: PLAN_REVISION, texts, ocr: ctx.options.ocr ?? TEXT_IMAGE_DEFAULTS.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
+        const plan = /** @type {Plan | { status: 'failed', reason: string }} */ (await ctx.compute('textImagePlan', bytes, { revision: PLAN_REVISION, texts, ocr: ctx.options.ocr ?? TEXT_IMAGE_DEFAULTS.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
+        if (plan.status === 'failed') {
+          // The job was stopped (time limit, out of memory): the image stays.
+          ctx.warn(image.path, 'job-stopped', `kept as it is: ${plan.reason}`);
+          ctx.decide({ file: image.path, action: 'kept', reason: plan.reason });
+          continue;
+        }
         if (plan.status === 'kept') {
           ctx.decide({ file: image.path, action: 'kept', reason: plan.reason, ...(plan.score === undefined ? {} : { score: round(plan.score) }) });
           continue;
@@ -125,17 +133,18 @@ export default {
           ctx.decide({ file: image.path, action: 'kept', reason: unfit });
           continue;
         }
-        /** @type {Map<string, Fitted>} */
+        /** @type {Map<string, Fitted>} by element and size */
         const fits = new Map();
         let worst = 1;
         for (const use of uses) {
-          const size = `${use.width}x${use.height}`;
+          const size = fitKey(use);
           if (fits.has(size) || use.width === 0 || use.height === 0) continue;
-          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: use.width, height: use.height }, [bytes]);
+          const element = use.element.name === 'input' ? 'button' : 'span';
+          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: use.width, height: use.height, ...(element === 'button' ? { element } : {}) }, [bytes]);
           let fit = /** @type {Fitted | undefined} */ (await cache?.get(key));
           if (!fit) {
             session ??= await RenderSession.open();
-            fit = await fitReplacement(session, plan, { bytes, mime: MIME[type] }, use.width, use.height);
+            fit = await fitReplacement(session, plan, { bytes, mime: MIME[type] }, use.width, use.height, element);
             await cache?.set(key, fit);
           }
           fits.set(size, fit);
@@ -148,7 +157,7 @@ export default {
         /** @type {Replacement['content']} */
         const content = new Map();
         for (const use of uses) {
-          const fit = fits.get(`${use.width}x${use.height}`);
+          const fit = fits.get(fitKey(use));
           content.set(use, { declarations: fit ? fit.content : [], text: fit ? fit.text : '' });
         }
         accepted.push({ image, uses, content, plan, score: worst, bytes: bytes.length });
@@ -214,12 +223,18 @@ async function findCandidates(site, ctx) {
       }
       const element = elements.find((e) => e.srcStart === ref.start);
       if (!element) { reason = `an element in ${page.path} could not be located`; break; }
-      if (element.name === 'input') { reason = `a form's image button in ${page.path}: as a <button> it would send other fields (name instead of name.x, name.y)`; break; }
+      const button = element.name === 'input';
+      // As a <button>, an image button sends the same form data only when every submission of its form comes from it (docs/text-images.md).
+      if (button && element.formIssue) { reason = `a form's image button in ${page.path}: ${element.formIssue}, so a <button> could change the form data`; break; }
       if (element.inPicture) { reason = `inside <picture> in ${page.path}`; break; }
-      const blocking = Object.keys(element.attrs).find((a) => BLOCKING_ATTRIBUTES.test(a));
+      const blocking = Object.keys(element.attrs).find((a) => (button ? BLOCKING_BUTTON_ATTRIBUTES : BLOCKING_ATTRIBUTES).test(a));
       if (blocking) { reason = `its ${blocking.toUpperCase()} attribute in ${page.path} may be used by scripts or styles`; break; }
       const layout = layoutDeclarations(element.attrs);
       if ('reason' in layout) { reason = `${layout.reason} (${page.path})`; break; }
+      if (button && !layout.declarations.some(([p]) => p === 'vertical-align' || p === 'float')) {
+        reason = `a form's image button on the text baseline in ${page.path}: a <button>'s baseline is its text's, not its bottom edge as an image's is`;
+        break;
+      }
       const width = pixels(element.attrs.width);
       const height = pixels(element.attrs.height);
       if (width === null || height === null) { reason = `WIDTH or HEIGHT is not in pixels in ${page.path}`; break; }
@@ -232,6 +247,14 @@ async function findCandidates(site, ctx) {
 }
 
 /**
+ * Uses of one image that share a fitted replacement: the same element and size.
+ * @param {Use} use
+ */
+function fitKey(use) {
+  return `${use.element.name} ${use.width}x${use.height}`;
+}
+
+/**
  * Why a use of a planned image cannot be replaced, or ''. Fills in a missing
  * WIDTH or HEIGHT from the image, as browsers do.
  * @param {Exclude<Plan, import('../text-images/plan.js').KeptPlan>} plan
@@ -241,6 +264,7 @@ function whyNot(plan, use) {
   if (use.width < 0 && use.height < 0) { use.width = plan.width; use.height = plan.height; }
   else if (use.width < 0) use.width = Math.round(plan.width * use.height / plan.height);
   else if (use.height < 0) use.height = Math.round(plan.height * use.width / plan.width);
+  if (use.element.name === 'input' && plan.status !== 'text') return `a form's image button showing ${plan.status === 'symbol' ? 'a symbol' : `a ${plan.status}`} in ${use.page.path}: only text buttons are rewritten`;
   if ((plan.status === 'text' || plan.status === 'symbol') && (use.width !== plan.width || use.height !== plan.height)) {
     return `shown at ${use.width}x${use.height}, not its own ${plan.width}x${plan.height}, in ${use.page.path}: scaled text is not replaced`;
   }
@@ -266,7 +290,7 @@ async function apply(site, ctx, accepted) {
   const classes = new Map();
   /** @type {Map<string, Declaration[]>} class name → declarations */
   const rules = new Map();
-  /** @type {Map<string, { use: Use, markup: string }[]>} page → its edits */
+  /** @type {Map<string, { use: Use, markup: string, className: string }[]>} page → its edits */
   const byPage = new Map();
   /** @type {Map<string, Set<string>>} page → classes it uses */
   const pageClasses = new Map();
@@ -274,7 +298,7 @@ async function apply(site, ctx, accepted) {
   const replaced = new Set();
 
   for (const r of accepted) {
-    /** @type {{ use: Use, markup: string }[]} */
+    /** @type {{ use: Use, markup: string, className: string }[]} */
     const edits = [];
     const newClasses = new Set();
     let markupDelta = 0;
@@ -282,6 +306,7 @@ async function apply(site, ctx, accepted) {
       const { declarations, text } = /** @type {{ declarations: Declaration[], text: string }} */ (r.content.get(use));
       const charset = /** @type {string} */ (use.page.charset);
       let markup = '';
+      let className = '';
       if (use.width > 0 && use.height > 0) {
         const all = [...declarations, ...use.layout];
         const body = cssRule('', all);
@@ -292,17 +317,22 @@ async function apply(site, ctx, accepted) {
           rules.set(name, all);
           newClasses.add(name);
         }
+        className = name;
         const title = use.element.attrs.title ? ` title="${htmlAttribute(use.element.attrs.title, charset)}"` : '';
-        markup = `<span class=${name}${title}>${htmlText(text, charset)}</span>`;
+        markup = use.element.name === 'input'
+          ? imageButtonMarkup(use.element.attrs, name, text, charset)
+          : `<span class=${name}${title}>${htmlText(text, charset)}</span>`;
       }
       markupDelta += encodeMarkup(markup, charset).length - (use.element.tagEnd - use.element.tagStart);
-      edits.push({ use, markup });
+      edits.push({ use, markup, className });
     }
     const pages = new Set(r.uses.map((u) => u.page.path));
     const cssBytes = [...newClasses].reduce((sum, name) => sum + cssRule(name, /** @type {Declaration[]} */ (rules.get(name))).length, 0) * (mode === 'inline' ? pages.size : 1);
     const cost = markupDelta + cssBytes;
     const saved = r.bytes + REQUEST_BYTES * pages.size;
-    const what = describe(r.plan, edits[0]?.markup ?? '');
+    const button = r.uses.find((u) => u.element.name === 'input');
+    const field = button?.element.attrs.name ? `${button.element.attrs.name}.` : '';
+    const what = `${describe(r.plan, edits[0]?.markup ?? '')}${button ? `, image button as a submit <button> (sends ${field}x=0&${field}y=0)` : ''}`;
     if (cost >= saved) {
       for (const name of newClasses) {
         for (const [body, n] of classes) if (n === name) classes.delete(body);
@@ -316,8 +346,7 @@ async function apply(site, ctx, accepted) {
       list.push(e);
       byPage.set(e.use.page.path, list);
       const used = pageClasses.get(e.use.page.path) ?? new Set();
-      const name = /^<span class=([a-z0-9-]+)/.exec(e.markup)?.[1];
-      if (name) used.add(name);
+      if (e.className) used.add(e.className);
       pageClasses.set(e.use.page.path, used);
     }
     replaced.add(r.image.path);

@@ -51,10 +51,13 @@ const URL_ATTRIBUTES = /** @type {Record<string, Record<string, ReferenceKind>>}
 
 /**
  * @param {DocumentView} view
- * @returns {{ references: FoundReference[], baseHref: string | null }}
+ * @returns {{ references: FoundReference[], baseHref: string | null, root: AnyNode, parseErrors: { code: string, startOffset: number }[] }}
+ *   root and parseErrors: the tree and parse5's syntax errors, for the site's warnings (checks.js)
  */
 export function htmlReferences(view) {
-  const $ = cheerio.load(view.text, { sourceCodeLocationInfo: true });
+  /** @type {{ code: string, startOffset: number }[]} */
+  const parseErrors = [];
+  const $ = cheerio.load(view.text, { sourceCodeLocationInfo: true, onParseError: (e) => parseErrors.push({ code: e.code, startOffset: e.startOffset }) });
   /** @type {FoundReference[]} */
   const references = [];
   /** @type {string | null} */
@@ -143,7 +146,7 @@ export function htmlReferences(view) {
   };
   visit($.root()[0]);
   references.sort((a, b) => a.start - b.start);
-  return { references, baseHref };
+  return { references, baseHref, root: $.root()[0], parseErrors };
 }
 
 /**

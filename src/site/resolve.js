@@ -50,7 +50,13 @@ export function resolveReference(text, baseDir, index, options = {}) {
     }
     return { status: 'missing', note: 'a directory without index.html' };
   }
-  return findByName(target, index, options.prefer ?? []);
+  const found = findByName(target, index, options.prefer ?? []);
+  if (found.status === 'missing' && !found.note && /[#?]/.test(text)) {
+    // A raw # or ? ends the path: a file whose name holds one can only be reached percent-encoded.
+    const literal = locate(text.replace(/#/g, '%23').replace(/\?/g, '%3F'), baseDir, options.origins ?? []);
+    if (!('status' in literal) && index.isFile(literal.target)) return { status: 'missing', note: `${literal.target} exists: a # or ? in a file name must be written %23 or %3F` };
+  }
+  return found;
 }
 
 /**

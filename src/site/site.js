@@ -13,6 +13,7 @@ import { baseDirectory, resolveReference } from './resolve.js';
 import { isHtmlPath, mimeType, extensionOf } from './mime.js';
 import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
+import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
 
 /**
  * @typedef {import('./reference-kinds.js').ReferenceKind} ReferenceKind
@@ -137,8 +138,39 @@ export class Site {
       site.warn(entry.path, `skipped-${entry.reason}`, entry.message);
     }
     for (const f of walked.files) site.addEntry(new SiteFile(f.path, f.absPath, f.size, f.mtimeMs));
+    await site.checkFiles();
     await site.parseAll();
+    for (const cycle of referenceCycles(site.pages, (r) => r.kind === 'iframe' || r.kind === 'frame')) {
+      site.warn(cycle[0], 'frame-loop', `frames that contain each other: ${cycle.join(' → ')}; browsers stop nesting them, pagediet counts each page once`);
+    }
+    for (const cycle of referenceCycles(site.stylesheets, (r) => r.kind === 'css-import')) {
+      site.warn(cycle[0], 'import-cycle', `@import cycle: ${cycle.join(' → ')}; browsers load each style sheet once`);
+    }
     return site;
+  }
+
+  /** Warns about files that are not what their names say (checks.js): empty, mislabelled images, SVG with scripts. */
+  async checkFiles() {
+    for (const file of this.files.values()) {
+      if (!file.absPath || (file.size > 0 && !/\.(gif|png|apng|jpe?g|jpe|webp|svg)$/i.test(file.path))) continue;
+      let head = Buffer.alloc(0);
+      if (file.size > 0) {
+        try {
+          const handle = await fs.open(file.absPath, 'r');
+          try {
+            const want = Math.min(file.size, headBytesFor(file));
+            const { buffer, bytesRead } = await handle.read(Buffer.alloc(want), 0, want, 0);
+            head = buffer.subarray(0, bytesRead);
+          } finally {
+            await handle.close();
+          }
+        } catch {
+          continue; // unreadable: parse or the passes warn when they need it
+        }
+      }
+      const problem = fileProblem(file, head);
+      if (problem) this.warn(file.path, problem.code, problem.message);
+    }
   }
 
   /** @param {SiteFile} file */
@@ -184,17 +216,30 @@ export class Site {
    * @param {string} [cssFallbackCharset]
    */
   async parse(file, cssFallbackCharset) {
+    // The first parse of an input file also checks it (checks.js); parses after a pass wrote it do not.
+    let first = false;
     if (!file.source) {
       const bytes = await this.readInput(file);
       if (!bytes) return;
       file.source = bytes;
+      first = true;
     }
     const bytes = file.output ?? file.source;
     if (file.role === 'page') {
       const { charset, bomLength } = detectHtmlCharset(bytes);
+      const notHtml = first ? notHtmlReason(bytes, charset) : null;
+      if (notHtml) {
+        // Parsed as HTML, its bytes could be edited as markup: it is kept out of the page passes.
+        file.role = 'asset';
+        this.warn(file.path, 'not-html', `named as a page but is ${notHtml}: not parsed as HTML, copied as it is`);
+        return;
+      }
       file.charset = charset;
       file.bomLength = bomLength;
-      const found = htmlReferences(new DocumentView(bytes, charset, bomLength));
+      const view = new DocumentView(bytes, charset, bomLength);
+      const found = htmlReferences(view);
+      const repairs = first ? markupRepairs(view, found.root, found.parseErrors) : null;
+      if (repairs) this.warn(file.path, 'markup-repaired', repairs);
       file.baseHref = found.baseHref;
       file.references = found.references.map((r) => this.resolve(file, r));
     } else if (file.role === 'stylesheet') {
@@ -202,6 +247,11 @@ export class Site {
       file.charset = charset;
       file.bomLength = bomLength;
       const view = new DocumentView(bytes, charset, bomLength);
+      const open = first ? unterminatedComment(view.text) : -1;
+      if (open >= 0) {
+        const at = view.byteOffset(open);
+        this.warn(file.path, 'css-unterminated-comment', `a comment opened at byte ${at} is never closed: browsers read the rest of the file (${bytes.length - at} bytes) as a comment`);
+      }
       file.references = stylesheetReferences(view).map((found) => this.resolve(file, found));
     }
   }

@@ -2,6 +2,8 @@
  * The <img> and <input type=image> elements of a page with their start
  * tag's byte range and decoded attributes, and where a <style> or <link> can
  * go in the page's head: what the text-images pass needs to rewrite one tag.
+ * For an image button, also whether every submission of its form comes from
+ * it, the condition for rewriting it as a <button> with the same form data.
  */
 import * as cheerio from 'cheerio';
 import { decodeHTMLAttribute } from 'entities';
@@ -20,6 +22,8 @@ import { attributeValueRange } from '../site/html-refs.js';
  * @property {number} srcStart byte offset of the src value
  * @property {Record<string, string>} attrs lower-case names, values decoded with the page's charset
  * @property {boolean} inPicture
+ * @property {string | null} [formIssue] for <input type=image>: null when it is the only way its form can be
+ *   submitted (the form's one submit control, on a page without scripts), else why it is not
  */
 
 /**
@@ -33,6 +37,8 @@ export function pageImages(bytes, charset, bomLength) {
   const $ = cheerio.load(view.text, { sourceCodeLocationInfo: true });
   /** @type {ImageElement[]} */
   const images = [];
+  /** @type {string | null | undefined} computed on the first image button */
+  let scripts;
   for (const node of $('img, input').toArray()) {
     const el = /** @type {Element} */ (node);
     if (el.name === 'input' && (el.attribs.type ?? '').trim().toLowerCase() !== 'image') continue;
@@ -45,14 +51,20 @@ export function pageImages(bytes, charset, bomLength) {
       const range = attributeValueRange(view, el, name);
       attrs[name] = range ? decodeHTMLAttribute(view.decode(range.start, range.end)) : '';
     }
-    images.push({
+    /** @type {ImageElement} */
+    const image = {
       name: /** @type {'img' | 'input'} */ (el.name),
       tagStart: view.byteOffset(tag.startOffset),
       tagEnd: view.byteOffset(tag.endOffset),
       srcStart: view.byteOffset(src.start),
       attrs,
       inPicture: /** @type {Element | null} */ (el.parent)?.name === 'picture',
-    });
+    };
+    if (el.name === 'input') {
+      if (scripts === undefined) scripts = pageScripts($);
+      image.formIssue = scripts ?? soleSubmitterIssue($, el);
+    }
+    images.push(image);
   }
   return { images, headEnd: headEnd($, view) };
 }
@@ -73,4 +85,67 @@ function headEnd($, view) {
   const body = /** @type {Element | undefined} */ ($('body').toArray()[0]);
   const bodyTag = /** @type {{ startTag?: Span } | null | undefined} */ (body?.sourceCodeLocation)?.startTag;
   return bodyTag ? view.byteOffset(bodyTag.startOffset) : null;
+}
+
+/**
+ * Why a script may run in the page, or null: a script could submit a form
+ * without its submit control (form.submit() sends no coordinates, but would
+ * send the replacement's hidden field) or count the form's controls.
+ * @param {cheerio.CheerioAPI} $
+ */
+function pageScripts($) {
+  for (const node of $('*').toArray()) {
+    const el = /** @type {Element} */ (node);
+    if (el.name === 'script') return 'the page has a <script>, which may submit the form or read its controls';
+    for (const [name, value] of Object.entries(el.attribs)) {
+      if (/^on/.test(name)) return `the page has scripts (${name.toUpperCase()} on <${el.name}>), which may submit the form or read its controls`;
+      if (/^\s*javascript:/i.test(value)) return `the page has scripts (a javascript: URL on <${el.name}>), which may submit the form or read its controls`;
+    }
+  }
+  return null;
+}
+
+/**
+ * Why an image button is not the only control that can submit its form, or
+ * null when it is. Its form is the one its FORM attribute names, else its
+ * nearest <form> ancestor. Another control counts when it submits (<input
+ * type=submit|image>, a <button> whose type is not button or reset) and names
+ * the form in its FORM attribute, or has none and lies inside the form, or
+ * after the form's start and before the next form's: the parser's form
+ * element pointer still ties such controls to the form when a table closed
+ * the <form> element early (1990s markup does this).
+ * @param {cheerio.CheerioAPI} $
+ * @param {Element} input
+ */
+function soleSubmitterIssue($, input) {
+  const all = /** @type {Element[]} */ ($('*').toArray());
+  const formId = input.attribs.form;
+  const owner = formId !== undefined
+    ? all.find((e) => formId !== '' && e.attribs.id === formId)
+    : /** @type {Element | undefined} */ ($(input).closest('form').toArray()[0]);
+  if (!owner || owner.name !== 'form') return formId !== undefined ? `its FORM attribute names no <form>` : 'not inside a <form>';
+  const forms = all.filter((e) => e.name === 'form');
+  const start = offset(owner);
+  const next = forms.map(offset).filter((o) => o > start).sort((a, b) => a - b)[0] ?? Infinity;
+  for (const control of all) {
+    if (control === input || !submits(control)) continue;
+    const named = control.attribs.form;
+    const tied = named !== undefined
+      ? owner.attribs.id !== undefined && named === owner.attribs.id
+      : $(control).closest('form').toArray()[0] === owner || (offset(control) > start && offset(control) < next);
+    if (tied) return `its form has another submit control (<${control.name}${control.attribs.type ? ` type=${control.attribs.type}` : ''}>)`;
+  }
+  return null;
+}
+
+/** Whether an element is a control that submits its form. @param {Element} el */
+function submits(el) {
+  const type = (el.attribs.type ?? '').trim().toLowerCase();
+  if (el.name === 'input') return type === 'submit' || type === 'image';
+  return el.name === 'button' && type !== 'button' && type !== 'reset';
+}
+
+/** Where an element starts in the source (elements the parser made up sort first). @param {Element} el */
+function offset(el) {
+  return /** @type {{ startOffset: number } | null | undefined} */ (el.sourceCodeLocation)?.startOffset ?? -1;
 }

@@ -25,9 +25,10 @@ import { encodeText } from '../site/charset.js';
  * @param {number} height displayed height, px
  * @param {StyleEstimate | null} style for text and symbols
  * @param {Placement | null} placement for text and symbols
+ * @param {'span' | 'button'} [element] what carries them: a <button> (for an image button) needs its UA styles reset
  * @returns {Declaration[]}
  */
-export function contentDeclarations(plan, width, height, style, placement) {
+export function contentDeclarations(plan, width, height, style, placement, element = 'span') {
   /** @type {Declaration[]} */
   const out = [['display', 'inline-block']];
   if (plan.status === 'spacer') {
@@ -44,6 +45,13 @@ export function contentDeclarations(plan, width, height, style, placement) {
   out.push(['font', font]);
   if (placement.indent) out.push(['text-indent', `${placement.indent}px`]);
   if (placement.letterSpacing) out.push(['letter-spacing', `${placement.letterSpacing}px`]);
+  if (element === 'button') {
+    // Chromium centres a button's content vertically when it is shorter than the box (and tops it when it
+    // overflows): a bottom padding that fills the box below the line puts the text where the span's would be.
+    const below = Math.max(0, height - placement.lineHeight);
+    out.push(['border', '0'], ['padding', below ? `0 0 ${below}px` : '0']);
+    if (plan.transparent) out.push(['background', 'none']);
+  }
   return out;
 }
 
@@ -103,6 +111,28 @@ export function layoutDeclarations(attrs) {
   // A border takes the link's colour, which the image inherits and the replacement (with its own colour) would not.
   if (border > 0) return { reason: `BORDER=${border}: the border's colour comes from the link around it` };
   return { declarations: out };
+}
+
+/** Attributes of an image button that its <button> keeps: what it submits, how, and what it says. */
+const BUTTON_ATTRIBUTES = ['form', 'formaction', 'formenctype', 'formmethod', 'formnovalidate', 'formtarget', 'disabled', 'title', 'tabindex', 'accesskey', 'autofocus'];
+
+/**
+ * What replaces an <input type=image>: a submit <button> named NAME.x with the
+ * value 0 and a hidden NAME.y of 0 right after it (x and y when it has no
+ * name), which put the same entries at the same place in the form data as
+ * the image button does when it submits with the coordinates 0,0.
+ * @param {Record<string, string>} attrs the input's, lower-case names, decoded values
+ * @param {string} className
+ * @param {string} text
+ * @param {string} charset
+ */
+export function imageButtonMarkup(attrs, className, text, charset) {
+  const name = attrs.name ?? '';
+  const field = (/** @type {string} */ axis) => `"${htmlAttribute(name ? `${name}.${axis}` : axis, charset)}"`;
+  const kept = BUTTON_ATTRIBUTES.filter((a) => a in attrs).map((a) => (attrs[a] === '' ? ` ${a}` : ` ${a}="${htmlAttribute(attrs[a], charset)}"`)).join('');
+  const form = 'form' in attrs ? ` form="${htmlAttribute(attrs.form, charset)}"` : '';
+  const disabled = 'disabled' in attrs ? ' disabled' : '';
+  return `<button type=submit class=${className} name=${field('x')} value=0${kept}>${htmlText(text, charset)}</button><input type=hidden name=${field('y')} value=0${form}${disabled}>`;
 }
 
 /**

@@ -33,18 +33,19 @@ const WHITE = /** @type {Rgb} */ ([255, 255, 255]);
  * @param {{ bytes: Uint8Array, mime: string }} image
  * @param {number} width displayed width
  * @param {number} height displayed height
+ * @param {'span' | 'button'} [element] what will carry the replacement (a <button> for an image button)
  * @returns {Promise<Fitted>}
  */
-export async function fitReplacement(session, plan, image, width, height) {
+export async function fitReplacement(session, plan, image, width, height, element = 'span') {
   if (plan.status === 'spacer' || plan.status === 'rule') {
     const content = contentDeclarations(plan, width, height, null, null);
     const background = plan.status === 'spacer' && !plan.colour ? PROBE_BACKGROUND : WHITE;
-    const drawn = await session.render(image, width, height, [variant(content, '')], background);
+    const drawn = await session.render(image, width, height, [variant(content, '', element)], background);
     return { score: pictureSimilarity(drawn.original.data, drawn.variants[0].data, 4, background), content, text: '' };
   }
   const background = plan.transparent ? plan.bg : WHITE;
-  const measure = plan.estimates.map((style) => contentDeclarations(plan, width, height, style, { indent: 0, lineHeight: style.size }));
-  const first = await session.render(image, width, height, measure.map((c, i) => variant(c, plan.estimates[i].text)), background);
+  const measure = plan.estimates.map((style) => contentDeclarations(plan, width, height, style, { indent: 0, lineHeight: style.size }, element));
+  const first = await session.render(image, width, height, measure.map((c, i) => variant(c, plan.estimates[i].text, element)), background);
   const target = inkBox(coverageOf(first.original, plan.bg, plan.fg).coverage);
   /** @type {{ style: StyleEstimate, content: Declaration[] }[]} */
   const tries = [];
@@ -59,13 +60,13 @@ export async function fitReplacement(session, plan, image, width, height) {
           /** @type {Placement} */
           const placement = { indent: dx + ox, lineHeight: style.size + 2 * (dy + oy), letterSpacing };
           if (placement.lineHeight < 0) continue;
-          tries.push({ style, content: contentDeclarations(plan, width, height, style, placement) });
+          tries.push({ style, content: contentDeclarations(plan, width, height, style, placement, element) });
         }
       }
     }
   }
   if (!tries.length) return { score: 0, content: measure[0], text: plan.estimates[0]?.text ?? '' };
-  const second = await session.render(image, width, height, tries.map((t) => variant(t.content, t.style.text)), background);
+  const second = await session.render(image, width, height, tries.map((t) => variant(t.content, t.style.text, element)), background);
   let best = 0;
   for (let i = 1; i < tries.length; i++) {
     if (score(second.variants[i].data) > score(second.variants[best].data)) best = i;
@@ -96,12 +97,14 @@ export function spacings(targetWidth, drawnWidth, characters) {
 }
 
 /**
- * A harness element for content declarations.
+ * A harness element for content declarations: the element the page will get,
+ * so a <button>'s own layout (and any UA style left unreset) shows.
  * @param {Declaration[]} content
  * @param {string} text
+ * @param {'span' | 'button'} element
  */
-function variant(content, text) {
+function variant(content, text, element) {
   const name = `v${variantCounter++}`;
-  return { html: `<span class="${name}">${htmlText(text, 'utf-8')}</span>`, css: cssRule(name, content) };
+  return { html: `<${element} class="${name}">${htmlText(text, 'utf-8')}</${element}>`, css: cssRule(name, content) };
 }
 let variantCounter = 0;

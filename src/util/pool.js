@@ -3,20 +3,41 @@
  * sized to the machine's cores, so the main thread only plans, reads and
  * writes. Jobs are the named exports of src/jobs.js; their inputs and
  * results are structured-cloned (Buffers arrive as Uint8Arrays and are made
- * Buffers again here).
+ * Buffers again here). Each job has a time limit (docs/reliability.md): past
+ * it, its worker is terminated and the job fails with JobStopped.
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
 
 const JOBS = new URL('../jobs.js', import.meta.url).href;
 
+/** Default per-job time limit, in seconds: far above any real job (zopfli on a 10 MB file), low enough to end a stuck one. */
+export const DEFAULT_JOB_TIMEOUT_S = 300;
+
+/**
+ * A job that did not finish: it ran past the time limit and its worker was
+ * terminated, or its worker died (out of memory). The file is left as it is.
+ */
+export class JobStopped extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'JobStopped';
+  }
+}
+
 export class WorkerPool {
-  /** @param {{ threads?: number }} [options] */
+  /** @param {{ threads?: number, jobTimeoutS?: number }} [options] jobTimeoutS: 0 for no limit */
   constructor(options = {}) {
     this.threads = Math.max(1, options.threads ?? os.availableParallelism());
+    this.jobTimeoutS = options.jobTimeoutS ?? DEFAULT_JOB_TIMEOUT_S;
     /** @type {Piscina | null} started on the first job */
     this.piscina = null;
     this.jobs = 0;
+    /** Jobs running now: at most one per thread, so a job's clock starts when it starts, not when it is queued. */
+    this.running = 0;
+    /** @type {(() => void)[]} */
+    this.waiting = [];
   }
 
   /**
@@ -33,8 +54,25 @@ export class WorkerPool {
       await import('sharp');
       this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: 1000 });
     }
+    const piscina = this.piscina;
     this.jobs++;
-    return asBuffers(await this.piscina.run(input, { name: job }));
+    // A finishing job hands its slot straight to the next one waiting.
+    if (this.running < this.threads) this.running++;
+    else await new Promise((resolve) => this.waiting.push(() => resolve(undefined)));
+    // Aborting a running task terminates its worker (piscina starts another).
+    const signal = this.jobTimeoutS > 0 ? AbortSignal.timeout(this.jobTimeoutS * 1000) : undefined;
+    try {
+      return asBuffers(await piscina.run(input, { name: job, signal }));
+    } catch (error) {
+      const e = /** @type {NodeJS.ErrnoException} */ (error);
+      if (signal?.aborted) throw new JobStopped(`${job} stopped after the ${this.jobTimeoutS} s time limit`);
+      if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new JobStopped(`${job} ran out of memory: ${e.message.split('\n')[0]}`);
+      throw error;
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
   }
 
   async close() {
