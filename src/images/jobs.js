@@ -141,7 +141,18 @@ export async function recompressPng({ bytes: input, options }) {
     /** @type {{ bytes: Buffer, detail: string }} */
     let best;
     if (bitDepth === 16) {
-      best = { bytes: await redeflate(chunks, carried, options.zopfliIterations), detail: '16 bits, image data deflated again' };
+      // Filters and samples are carried over without decoding them, so both files are decoded (16 bits a
+      // sample) and compared: a PNG that cannot be read is left as it is, never turned into another unreadable one.
+      let original;
+      try {
+        original = await sharp(bytes, { limitInputPixels: false }).raw({ depth: 'ushort' }).toBuffer();
+      } catch (error) {
+        return { status: 'failed', reason: `corrupt PNG: ${/** @type {Error} */ (error).message.split('\n')[0]}` };
+      }
+      const redone = await redeflate(chunks, carried, options.zopfliIterations);
+      const again = await sharp(redone, { limitInputPixels: false }).raw({ depth: 'ushort' }).toBuffer().catch(() => null);
+      if (!again?.equals(original)) return { status: 'kept', reason: 're-deflated PNG failed its pixel check', warnings: [] };
+      best = { bytes: redone, detail: '16 bits, image data deflated again' };
     } else {
       const decoded = decodeApng(bytes);
       const frame = decoded.frames[0].data;
