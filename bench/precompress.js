@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { build } from '../src/pipeline.js';
 import { isCompressible } from '../src/compress/encodings.js';
-import { has } from './tools.js';
+import { has, twoAtATime } from './tools.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -36,24 +36,6 @@ async function textFiles(dir) {
 
 /** @param {string} file */
 const sizeOf = async (file) => (await fs.stat(file)).size;
-
-/**
- * Runs jobs two at a time.
- * @template T
- * @param {(() => Promise<T>)[]} jobs
- */
-async function twoAtATime(jobs) {
-  /** @type {T[]} */
-  const results = [];
-  let next = 0;
-  await Promise.all([0, 1].map(async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      results[i] = await jobs[i]();
-    }
-  }));
-  return results;
-}
 
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'pagediet-bench-precompress-'));
 const input = path.join(work, 'input');

@@ -13,3 +13,22 @@ export function has(command) {
     return false;
   }
 }
+
+/**
+ * Runs jobs two at a time (this machine has two cores), results in order.
+ * @template T
+ * @param {(() => Promise<T>)[]} jobs
+ * @returns {Promise<T[]>}
+ */
+export async function twoAtATime(jobs) {
+  /** @type {T[]} */
+  const results = [];
+  let next = 0;
+  await Promise.all([0, 1].map(async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]();
+    }
+  }));
+  return results;
+}
