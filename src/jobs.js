@@ -5,3 +5,4 @@
 export { gifToPng, animation, recompressPng } from './images/jobs.js';
 export { compressText } from './compress/jobs.js';
 export { textImagePlan } from './text-images/plan.js';
+export { measureCompressed } from './markup/compressed-sizes.js';

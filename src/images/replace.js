@@ -133,6 +133,35 @@ export async function replaceImage(site, ctx, original, bytes, extension) {
 }
 
 /**
+ * replaceImage for many images at once: every page is edited (and parsed
+ * again) once, however many of its images changed.
+ * @param {Site} site
+ * @param {PassContext} ctx
+ * @param {{ original: SiteFile, bytes: Buffer, extension: string }[]} replacements
+ * @returns {Promise<string[]>} the new files' paths, in order
+ */
+export async function replaceImages(site, ctx, replacements) {
+  const index = site.referencesByTarget();
+  /** @type {{ ref: import('../site/site.js').Reference, target: string }[]} */
+  const changes = [];
+  const targets = replacements.map(({ original, bytes, extension }) => {
+    const target = convertedPath(site, original.path, extension);
+    site.add(target, bytes, original.mtimeMs);
+    const refs = index.get(original.path) ?? [];
+    for (const ref of refs) changes.push({ ref, target });
+    ctx.rewrote(refs.length);
+    ctx.touched(target, original.outputSize, bytes.length);
+    return target;
+  });
+  await site.retarget(changes);
+  if (ctx.options.prune) {
+    const after = site.referencesByTarget();
+    for (const { original } of replacements) if (!after.has(original.path)) site.remove(original.path);
+  }
+  return targets;
+}
+
+/**
  * Wraps each <img> that shows the original in <picture>, with a <source> for
  * the converted image; the <img> keeps the original as the fallback for
  * browsers without the format. References that are not an <img> outside a

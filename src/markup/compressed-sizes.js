@@ -31,3 +31,12 @@ export async function compressedSizes(bytes) {
   const zopfli = (await gzipAsync(bytes, { numiterations: ZOPFLI_ITERATIONS })).length;
   return { gzip, zopfli, brotli };
 }
+
+/**
+ * The worker-pool job (src/jobs.js): the sizes of one document, cached by its bytes.
+ * @param {{ bytes: Uint8Array }} input
+ * @returns {Promise<CompressedSizes>}
+ */
+export function measureCompressed({ bytes }) {
+  return compressedSizes(bytes);
+}

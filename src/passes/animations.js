@@ -25,8 +25,9 @@ export default {
   async run(site, ctx) {
     const format = ctx.options.animations ?? 'auto';
     if (!FORMATS.includes(format)) throw new UserError(`animations must be one of ${FORMATS.join(', ')}, not '${format}'`);
+    const referenced = site.referencesByTarget();
     const gifs = (await imagesOfType(site, 'gif')).filter(({ file, bytes }) => {
-      if (site.referencesTo(file.path).length === 0) return false;
+      if (!referenced.has(file.path)) return false;
       try {
         return readGifStructure(bytes).frames.length > 1;
       } catch {

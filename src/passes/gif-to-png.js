@@ -5,7 +5,7 @@
  * smaller stays a GIF, as the study found for the tiniest images.
  */
 import { readGifStructure } from '../images/gif.js';
-import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, recordResult, replaceImage } from '../images/replace.js';
+import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, recordResult, replaceImages } from '../images/replace.js';
 
 /** @type {import('../pipeline.js').Pass} */
 export default {
@@ -17,8 +17,9 @@ export default {
     prune: { type: 'boolean', default: false, description: 'remove a GIF from the output once every reference points at its PNG' },
   },
   async run(site, ctx) {
+    const referenced = site.referencesByTarget();
     const gifs = (await imagesOfType(site, 'gif')).filter(({ file, bytes }) => {
-      if (site.referencesTo(file.path).length === 0) {
+      if (!referenced.has(file.path)) {
         ctx.decide({ file: file.path, action: 'skipped', reason: 'no page or style sheet refers to it' });
         return false;
       }
@@ -31,12 +32,14 @@ export default {
     });
     const { zopfliIterations, maxPixels } = imageJobOptions(ctx);
     const results = await computeAll(ctx, 'gifToPng', gifs, { zopfliIterations, maxPixels });
+    const converted = [];
     for (const [i, { file }] of gifs.entries()) {
-      const result = results[i];
-      recordResult(ctx, file, result);
-      if (result.status !== 'converted') continue;
-      const target = await replaceImage(site, ctx, file, result.bytes, 'png');
-      ctx.decide({ file: file.path, action: 'changed', reason: `→ ${target}: ${result.detail}, ${file.outputSize} → ${result.bytes.length} B` });
+      recordResult(ctx, file, results[i]);
+      if (results[i].status === 'converted') converted.push({ file, result: results[i] });
+    }
+    const targets = await replaceImages(site, ctx, converted.map(({ file, result }) => ({ original: file, bytes: result.bytes, extension: 'png' })));
+    for (const [i, { file, result }] of converted.entries()) {
+      ctx.decide({ file: file.path, action: 'changed', reason: `→ ${targets[i]}: ${result.detail}, ${file.outputSize} → ${result.bytes.length} B` });
     }
   },
 };

@@ -10,7 +10,7 @@
  */
 import { DocumentView } from '../site/document-view.js';
 import { nameRanges, recase, xmlReason } from '../markup/names.js';
-import { ENCODINGS, compressedSizes } from '../markup/compressed-sizes.js';
+import { ENCODINGS } from '../markup/compressed-sizes.js';
 
 /** @type {import('../pipeline.js').Pass} */
 export default {
@@ -19,6 +19,8 @@ export default {
   options: {},
   async run(site, ctx) {
     const pages = site.pages;
+    /** @type {{ path: string, bytes: Buffer, lowered: Buffer, changed: number }[]} */
+    const lowered = [];
     for (const [i, page] of pages.entries()) {
       ctx.progress(page.path, { done: i, total: pages.length });
       const bytes = await site.read(page.path);
@@ -29,17 +31,25 @@ export default {
         ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${xml})` });
         continue;
       }
-      const { bytes: lowered, changed } = recase(view, nameRanges(view), 'lower');
-      if (changed === 0) {
+      const recased = recase(view, nameRanges(view), 'lower');
+      if (recased.changed === 0) {
         ctx.decide({ file: page.path, action: 'kept', reason: 'names already lower case' });
         continue;
       }
-      const [before, after] = await Promise.all([compressedSizes(bytes), compressedSizes(lowered)]);
-      await site.write(page.path, lowered);
-      ctx.touched(page.path, bytes.length, lowered.length);
-      for (const name of ENCODINGS) ctx.measure({ file: page.path, name, before: before[name], after: after[name] });
-      const figures = ENCODINGS.map((name) => `${name} ${before[name]} → ${after[name]} B`).join(', ');
-      ctx.decide({ file: page.path, action: 'changed', reason: `${changed} names lowered; ${figures}` });
+      lowered.push({ path: page.path, bytes, lowered: recased.bytes, changed: recased.changed });
+    }
+    // Measured in the worker pool, all pages at once, and cached by the bytes: a second build measures nothing.
+    const sizes = await Promise.all(lowered.map(({ bytes, lowered: after }) => Promise.all([
+      /** @type {Promise<import('../markup/compressed-sizes.js').CompressedSizes>} */ (ctx.compute('measureCompressed', bytes, {})),
+      /** @type {Promise<import('../markup/compressed-sizes.js').CompressedSizes>} */ (ctx.compute('measureCompressed', after, {})),
+    ])));
+    for (const [i, { path: pagePath, bytes, lowered: after, changed }] of lowered.entries()) {
+      const [before, then] = sizes[i];
+      await site.write(pagePath, after);
+      ctx.touched(pagePath, bytes.length, after.length);
+      for (const name of ENCODINGS) ctx.measure({ file: pagePath, name, before: before[name], after: then[name] });
+      const figures = ENCODINGS.map((name) => `${name} ${before[name]} → ${then[name]} B`).join(', ');
+      ctx.decide({ file: pagePath, action: 'changed', reason: `${changed} names lowered; ${figures}` });
     }
   },
 };

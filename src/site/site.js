@@ -308,6 +308,23 @@ export class Site {
   }
 
   /**
+   * Every reference that resolves to a file, by that file: one pass over the
+   * references, for passes that ask about many files (referencesTo asks about one).
+   * @returns {Map<string, Reference[]>}
+   */
+  referencesByTarget() {
+    /** @type {Map<string, Reference[]>} */
+    const index = new Map();
+    for (const ref of this.references) {
+      if (!ref.target) continue;
+      const list = index.get(ref.target);
+      if (list) list.push(ref);
+      else index.set(ref.target, [ref]);
+    }
+    return index;
+  }
+
+  /**
    * The references that resolve to a file.
    * @param {string} target
    */
