@@ -38,8 +38,8 @@ import { chooseEncoding } from './negotiate.js';
  * @property {boolean} [snapshot] the directory does not change while served (the robot's measurements):
  *   remember where each URL leads instead of asking the file system again
  * @property {number} [maxRequestsPerSecond] requests one connection (or HTTP/2 session) may make in a
- *   second; past it, 429 and the connection is closed (default 1000: a pipelined page of hundreds of
- *   images is far below it, a flood is not)
+ *   second; past it, 429 (and HTTP/1 closes the connection; default 1000: a pipelined page of hundreds
+ *   of images is far below it, a flood is not)
  */
 
 /** Requests per connection and second, past which a client is flooding. */
@@ -97,9 +97,10 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
     if (!keepAlive && req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
     if (headerLimit !== undefined && headerListSize(req.rawHeaders) > headerLimit) return sendText(req, res, entry, 431);
     if (flooding(carrier)) {
-      // HTTP/1 closes the connection after this answer; HTTP/2 refuses new streams of the session.
+      // HTTP/1 closes the connection after this answer. HTTP/2 answers each stream past the rate with 429
+      // and keeps the session: closing a session from inside its own stream's handler, under load, is
+      // where node's http2 has aborted the process.
       if (req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
-      else if ('stream' in req) req.stream.session?.close();
       return sendText(req, res, entry, 429, { 'Retry-After': 1 });
     }
     respond(root, tags, find, req, res, entry).catch(() => {

@@ -34,8 +34,8 @@ import { createHandler } from './handler.js';
  * @property {number} [headersTimeout] ms a client has to send its request headers (HTTP/1) or finish
  *   the TLS handshake (h2); default 10 s, so a slow client cannot hold a connection forever
  * @property {(entry: import('./handler.js').RequestLogEntry) => void} [onRequest] called when each response is over
- * @property {number} [maxRequestsPerSecond] per connection or HTTP/2 session; past it, 429 and the connection
- *   closes (default 1000)
+ * @property {number} [maxRequestsPerSecond] per connection or HTTP/2 session; past it, 429 (and an HTTP/1
+ *   connection closes; default 1000)
  *
  * @typedef {object} RunningServer
  * @property {string} url the origin, e.g. http://127.0.0.1:49152
