@@ -112,29 +112,10 @@ export function convertedPath(site, original, extension) {
 }
 
 /**
- * Adds the converted image beside the original and points every reference
- * at it; with prune, removes the original once nothing points at it.
- * @param {Site} site
- * @param {PassContext} ctx
- * @param {SiteFile} original
- * @param {Buffer} bytes
- * @param {string} extension
- * @returns {Promise<string>} the new site path
- */
-export async function replaceImage(site, ctx, original, bytes, extension) {
-  const target = convertedPath(site, original.path, extension);
-  site.add(target, bytes, original.mtimeMs);
-  const refs = site.referencesTo(original.path);
-  await site.retarget(refs.map((ref) => ({ ref, target })));
-  ctx.rewrote(refs.length);
-  ctx.touched(target, original.outputSize, bytes.length);
-  if (ctx.options.prune && site.referencesTo(original.path).length === 0) site.remove(original.path);
-  return target;
-}
-
-/**
- * replaceImage for many images at once: every page is edited (and parsed
- * again) once, however many of its images changed.
+ * Adds each converted image beside its original and points every reference
+ * at it; with prune, removes an original once nothing points at it. All at
+ * once: every page is edited (and parsed again) once, however many of its
+ * images changed.
  * @param {Site} site
  * @param {PassContext} ctx
  * @param {{ original: SiteFile, bytes: Buffer, extension: string }[]} replacements

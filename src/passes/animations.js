@@ -7,7 +7,7 @@
  */
 import { readGifStructure } from '../images/gif.js';
 import { UserError } from '../errors.js';
-import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, offerImage, recordResult, replaceImage } from '../images/replace.js';
+import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, offerImage, recordResult, replaceImages } from '../images/replace.js';
 
 const FORMATS = ['auto', 'apng', 'webp'];
 
@@ -35,16 +35,32 @@ export default {
       }
     });
     const results = await computeAll(ctx, 'animation', gifs, { format, ...imageJobOptions(ctx) });
+    const converted = [];
     for (const [i, { file }] of gifs.entries()) {
       const result = results[i];
       recordResult(ctx, file, result);
-      if (result.status !== 'converted') continue;
-      const extension = result.format === 'webp' ? 'webp' : 'png';
+      if (result.status === 'converted') converted.push({ file, result, extension: result.format === 'webp' ? 'webp' : 'png' });
+    }
+    const targets = ctx.options.picture
+      ? await offerEach(site, ctx, converted)
+      : await replaceImages(site, ctx, converted.map(({ file, result, extension }) => ({ original: file, bytes: result.bytes, extension })));
+    for (const [i, { file, result }] of converted.entries()) {
       const sizes = Object.entries(result.candidates ?? {}).map(([k, v]) => `${k} ${v} B`).join(', ');
-      const target = ctx.options.picture
-        ? await offerImage(site, ctx, file, result.bytes, extension, result.format === 'webp' ? 'image/webp' : 'image/apng')
-        : await replaceImage(site, ctx, file, result.bytes, extension);
-      ctx.decide({ file: file.path, action: 'changed', reason: `→ ${target}: ${result.detail}, ${file.outputSize} → ${result.bytes.length} B (${sizes})` });
+      ctx.decide({ file: file.path, action: 'changed', reason: `→ ${targets[i]}: ${result.detail}, ${file.outputSize} → ${result.bytes.length} B (${sizes})` });
     }
   },
 };
+
+/**
+ * Each converted animation offered in <picture> beside its GIF, one after the other.
+ * @param {import('../site/site.js').Site} site
+ * @param {import('../pipeline.js').PassContext} ctx
+ * @param {{ file: import('../site/site.js').SiteFile, result: import('../images/jobs.js').Converted, extension: string }[]} converted
+ */
+async function offerEach(site, ctx, converted) {
+  const targets = [];
+  for (const { file, result, extension } of converted) {
+    targets.push(await offerImage(site, ctx, file, result.bytes, extension, result.format === 'webp' ? 'image/webp' : 'image/apng'));
+  }
+  return targets;
+}
