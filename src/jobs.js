@@ -2,6 +2,11 @@
  * The jobs the worker pool runs (src/util/pool.js loads this file in each
  * worker): CPU-heavy, each a pure function of its input.
  */
+import sharp from 'sharp';
+
+// One libvips thread per worker: the pool already runs a job per core.
+sharp.concurrency(1);
+
 export { gifToPng, animation, recompressPng } from './images/jobs.js';
 export { compressText } from './compress/jobs.js';
 export { textImagePlan } from './text-images/plan.js';

@@ -13,9 +13,6 @@ import { deflatePng } from './deflate.js';
 import { lossyPng } from './lossy.js';
 import zlib from 'node:zlib';
 
-// One libvips thread per worker: the pool already runs a job per core.
-sharp.concurrency(1);
-
 /**
  * @typedef {object} ImageJobOptions
  * @property {number} zopfliIterations 0: libdeflate only (default); more adds zopfli

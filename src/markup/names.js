@@ -83,8 +83,7 @@ export function recase(view, ranges, to = 'lower') {
  */
 export function xmlReason(view, mime) {
   if (mime === 'application/xhtml+xml') return 'served as XML (application/xhtml+xml)';
-  const head = view.text.slice(view.wide ? 0 : view.bomLength, 256);
-  if (/^[\t\n\f\r ]*<\?xml[\t\n\f\r ]/i.test(head)) return 'has an XML declaration';
+  if (view.hasXmlDeclaration()) return 'has an XML declaration';
   return null;
 }
 

@@ -21,10 +21,7 @@ export const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
  * @returns {AnyNode} the document node
  */
 export function parsePage(view) {
-  // A UTF-8 BOM is three latin1 characters in the view: as text it would start the body
-  // before <html> (and move <head> into it); as spaces, which the parser skips, offsets stay.
-  const text = view.wide || view.bomLength === 0 ? view.text : ' '.repeat(view.bomLength) + view.text.slice(view.bomLength);
-  return cheerio.load(text, { sourceCodeLocationInfo: true }).root()[0];
+  return cheerio.load(view.text, { sourceCodeLocationInfo: true }).root()[0];
 }
 
 /**

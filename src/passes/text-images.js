@@ -99,7 +99,9 @@ export default {
   },
   async run(site, ctx) {
     const threshold = ctx.options.textImagesThreshold ?? TEXT_IMAGE_DEFAULTS.threshold;
-    const candidates = await findCandidates(site, ctx);
+    /** @type {ParsedPages} */
+    const parsed = new Map();
+    const candidates = await findCandidates(site, ctx, parsed);
     if (!candidates.length) return;
     const missing = RenderSession.missing();
     if (missing) {
@@ -113,11 +115,16 @@ export default {
     /** @type {RenderSession | null} */
     let session = null;
     try {
-      let done = 0;
-      for (const { image, bytes, uses, type } of candidates) {
-        ctx.progress(`${++done}/${candidates.length} ${image.path}`);
+      // The plans (classification, style, OCR) all at once: the pool runs one per core. The fitting in Chromium after them is one at a time.
+      let planned = 0;
+      const plans = await Promise.all(candidates.map(async ({ image, bytes, uses }) => {
         const texts = [...new Set(uses.flatMap((u) => [u.element.attrs.alt, u.element.attrs.title]).filter((t) => t !== undefined))];
         const plan = /** @type {Plan | { status: 'failed', reason: string }} */ (await ctx.compute('textImagePlan', bytes, { revision: PLAN_REVISION, texts, ocr: ctx.options.ocr ?? TEXT_IMAGE_DEFAULTS.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
+        ctx.progress(image.path, { done: ++planned, total: candidates.length });
+        return plan;
+      }));
+      for (const [i, { image, bytes, uses, type }] of candidates.entries()) {
+        const plan = plans[i];
         if (plan.status === 'failed') {
           // The job was stopped (time limit, out of memory): the image stays.
           ctx.warn(image.path, 'job-stopped', `kept as it is: ${plan.reason}`);
@@ -165,20 +172,21 @@ export default {
     } finally {
       await session?.close();
     }
-    await apply(site, ctx, accepted);
+    await apply(site, ctx, accepted, parsed);
   },
 };
+
+/** @typedef {Map<string, ReturnType<typeof pageImages>>} ParsedPages each page's image elements and head end, by site path */
 
 /**
  * The images worth looking at, each with every element that shows it, or a
  * decision saying why it stays.
  * @param {Site} site
  * @param {PassContext} ctx
+ * @param {ParsedPages} parsed filled with each page looked at, for apply()
  * @returns {Promise<{ image: SiteFile, bytes: Buffer, type: string, uses: Use[] }[]>}
  */
-async function findCandidates(site, ctx) {
-  /** @type {Map<string, ImageElement[]>} elements by page */
-  const elementsByPage = new Map();
+async function findCandidates(site, ctx, parsed) {
   /** @type {Map<string, { image: SiteFile, bytes: Buffer, type: string, uses: Use[] }>} */
   const byImage = new Map();
   /** @type {Set<string>} */
@@ -206,8 +214,9 @@ async function findCandidates(site, ctx) {
     }
   }
   const out = [];
+  const referenced = site.referencesByTarget();
   for (const candidate of byImage.values()) {
-    const refs = site.referencesTo(candidate.image.path);
+    const refs = referenced.get(candidate.image.path) ?? [];
     const other = refs.find((r) => !((r.kind === 'img' && r.attribute === 'src') || r.kind === 'input-image'));
     if (other) {
       ctx.decide({ file: candidate.image.path, action: 'kept', reason: `also used as ${other.kind} in ${other.source}` });
@@ -216,11 +225,12 @@ async function findCandidates(site, ctx) {
     let reason = '';
     for (const ref of refs) {
       const page = site.get(ref.source);
-      let elements = elementsByPage.get(page.path);
-      if (!elements) {
-        elements = pageImages(/** @type {Buffer} */ (page.output ?? page.source), /** @type {string} */ (page.charset), page.bomLength).images;
-        elementsByPage.set(page.path, elements);
+      let found = parsed.get(page.path);
+      if (!found) {
+        found = pageImages(/** @type {Buffer} */ (page.output ?? page.source), /** @type {string} */ (page.charset), page.bomLength);
+        parsed.set(page.path, found);
       }
+      const elements = found.images;
       const element = elements.find((e) => e.srcStart === ref.start);
       if (!element) { reason = `an element in ${page.path} could not be located`; break; }
       const button = element.name === 'input';
@@ -282,8 +292,10 @@ function whyNot(plan, use) {
  * @param {Site} site
  * @param {PassContext} ctx
  * @param {Replacement[]} accepted
+ * @param {ParsedPages} parsed the pages as findCandidates parsed them (unchanged since)
  */
-async function apply(site, ctx, accepted) {
+async function apply(site, ctx, accepted, parsed) {
+  if (!accepted.length) return; // nothing to write: no page needs decoding for a free class prefix
   const mode = ctx.options.textImagesCss ?? TEXT_IMAGE_DEFAULTS.css;
   const prefix = freePrefix(site);
   /** @type {Map<string, string>} declarations (as a rule body) → class name */
@@ -376,7 +388,7 @@ async function apply(site, ctx, accepted) {
       const head = sharedPath
         ? `<link rel=stylesheet href="${encodePath(path.posix.relative(path.posix.dirname(pagePath), sharedPath))}">`
         : `<style>${cssOf(names)}</style>`;
-      const at = pageImages(before, charset, page.bomLength).headEnd ?? Math.min(...byteEdits.map((e) => e.start));
+      const at = /** @type {ReturnType<typeof pageImages>} */ (parsed.get(pagePath)).headEnd ?? Math.min(...byteEdits.map((e) => e.start));
       byteEdits.push({ start: at, end: at, bytes: encodeMarkup(head, charset) });
     }
     const after = applyEdits(before, byteEdits);
@@ -384,8 +396,9 @@ async function apply(site, ctx, accepted) {
     ctx.touched(pagePath, before.length, after.length);
   }
   // No page refers to a replaced image any more; like the image passes' originals, it goes only with --prune.
+  const referenced = ctx.options.prune ? site.referencesByTarget() : new Map();
   for (const imagePath of replaced) {
-    if (!ctx.options.prune || site.referencesTo(imagePath).length) continue;
+    if (!ctx.options.prune || referenced.has(imagePath)) continue;
     ctx.touched(imagePath, site.get(imagePath).outputSize, 0);
     site.remove(imagePath);
   }

@@ -130,7 +130,7 @@ const IGNORED_PARSE_ERRORS = new Set(['missing-doctype', 'non-conforming-doctype
  */
 export function markupRepairs(view, root, parseErrors) {
   // XML (XHTML with an XML declaration) is not read by HTML's rules: its "errors" are not repairs.
-  if (/^\s*<\?xml[\s?]/.test(view.text.slice(0, 256).replace(/^\ufeff/, ''))) return null;
+  if (view.hasXmlDeclaration()) return null;
   /** @type {Map<number, string>} */
   const unclosed = new Map();
   /** @type {Map<number, number>} start offset → elements that start there */

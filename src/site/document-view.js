@@ -21,10 +21,19 @@ export class DocumentView {
     this.charset = charset;
     this.bomLength = bomLength;
     this.wide = charset === 'utf-16le' || charset === 'utf-16be';
-    /** The text parsers read. */
+    const latin1 = () => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    /**
+     * The text parsers read. A UTF-8 BOM is three latin1 characters here: as text it would start
+     * the body before <html> (and move <head> into it); as spaces, which parsers skip, offsets stay.
+     */
     this.text = this.wide
       ? decodeBytes(bytes.subarray(bomLength), charset)
-      : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+      : bomLength ? ' '.repeat(bomLength) + latin1().slice(bomLength) : latin1();
+  }
+
+  /** Whether the document opens with an XML declaration (after a BOM and white space): then it is XML, not HTML. */
+  hasXmlDeclaration() {
+    return /^[\t\n\f\r ]*<\?xml[\t\n\f\r ?]/i.test(this.text.slice(0, 256));
   }
 
   /**

@@ -18,7 +18,7 @@ import { cssColour } from './pixels.js';
 export const CHROMIUM_PATH = process.env.PAGEDIET_CHROMIUM || '/usr/bin/chromium';
 
 /** No sandbox (builds may run as root in containers), no GPU, nothing that talks to Google's servers. */
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
 
 /** Space between slots, so no element's overflow reaches the next. */
 const GAP = 8;
@@ -31,7 +31,6 @@ export class RenderSession {
   constructor(browser, page) {
     this.browser = browser;
     this.page = page;
-    this.renders = 0;
   }
 
   /** Why rendering is impossible here, or null. */
@@ -85,7 +84,6 @@ export class RenderSession {
     await this.page.setViewportSize({ width: Math.max(width, 1), height: Math.max(1, slots * pitch) });
     await this.page.setContent(html, { waitUntil: 'load' });
     const png = await this.page.screenshot({ type: 'png', clip: { x: 0, y: 0, width: Math.max(width, 1), height: slots * pitch }, animations: 'disabled' });
-    this.renders++;
     const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     /** @param {number} slot @returns {Rgba} */
     const cut = (slot) => {

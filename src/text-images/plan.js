@@ -5,14 +5,10 @@
  * words with OCR only when no offered text matches the pixels. A pure
  * function of its input, so its result is cached by the image's hash.
  */
-import sharp from 'sharp';
 import { classifyPixels } from './classify.js';
 import { coverageOf, decodeImage } from './pixels.js';
 import { estimateStyle, estimateSymbol } from './estimate.js';
 import { readText } from './ocr.js';
-
-// One libvips thread per worker: the pool already runs a job per core.
-sharp.concurrency(1);
 
 /**
  * @typedef {import('./pixels.js').Rgb} Rgb

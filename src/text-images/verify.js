@@ -67,16 +67,11 @@ export async function fitReplacement(session, plan, image, width, height, elemen
   }
   if (!tries.length) return { score: 0, content: measure[0], text: plan.estimates[0]?.text ?? '' };
   const second = await session.render(image, width, height, tries.map((t) => variant(t.content, t.style.text, element)), background);
+  // Spacers and rules returned above: the plan is text or a symbol, drawn on its own background.
+  const scores = second.variants.map((v) => pictureSimilarity(second.original.data, v.data, 4, plan.bg));
   let best = 0;
-  for (let i = 1; i < tries.length; i++) {
-    if (score(second.variants[i].data) > score(second.variants[best].data)) best = i;
-  }
-  return { score: score(second.variants[best].data), content: tries[best].content, text: tries[best].style.text };
-
-  /** @param {Uint8Array} pixels */
-  function score(pixels) {
-    return pictureSimilarity(second.original.data, pixels, 4, plan.status === 'text' || plan.status === 'symbol' ? plan.bg : WHITE);
-  }
+  for (let i = 1; i < tries.length; i++) if (scores[i] > scores[best]) best = i;
+  return { score: scores[best], content: tries[best].content, text: tries[best].style.text };
 }
 
 /**

@@ -14,11 +14,10 @@
  */
 import fs from 'node:fs';
 import { it } from 'vitest';
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../src/text-images/browser.js';
 
-export const CHROMIUM_PATH = '/usr/bin/chromium';
-
-/** No sandbox (tests run as root in containers), no GPU, and nothing that talks to Google's servers. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+// The same browser and flags as the text-images pass (PAGEDIET_CHROMIUM names another browser for both).
+export { CHROMIUM_ARGS, CHROMIUM_PATH };
 
 /** Why browser tests cannot run here, or null when they can. */
 export const chromiumMissing = fs.existsSync(CHROMIUM_PATH)
