@@ -7,6 +7,7 @@ import zlib from 'node:zlib';
 import { DEFAULT_GZIP_ITERATIONS, gzip } from './gzip.js';
 import { brotli } from './brotli.js';
 import { unzstd, zstd } from './zstd.js';
+import { extensionOf } from '../site/mime.js';
 
 /**
  * @typedef {'br' | 'gzip' | 'zstd'} Encoding the HTTP content-coding name
@@ -56,7 +57,5 @@ export const COMPRESSIBLE_EXTENSIONS = new Set([
  * @param {string} sitePath
  */
 export function isCompressible(sitePath) {
-  const base = sitePath.slice(sitePath.lastIndexOf('/') + 1);
-  const dot = base.lastIndexOf('.');
-  return dot > 0 && COMPRESSIBLE_EXTENSIONS.has(base.slice(dot + 1).toLowerCase());
+  return COMPRESSIBLE_EXTENSIONS.has(extensionOf(sitePath));
 }

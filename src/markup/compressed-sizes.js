@@ -6,20 +6,20 @@
  */
 import zlib from 'node:zlib';
 import { gzipAsync } from '@gfx/zopfli';
+// zopfli's default (what its own command line does), as the precompressed .gz files use.
+import { DEFAULT_GZIP_ITERATIONS as ZOPFLI_ITERATIONS } from '../compress/gzip.js';
 
 /** @typedef {{ gzip: number, zopfli: number, brotli: number }} CompressedSizes bytes */
 
 /** The encodings measured, in the order they are reported. */
 export const ENCODINGS = /** @type {const} */ (['gzip', 'zopfli', 'brotli']);
 
-/** zopfli's default: what zopfli's own command line does. */
-const ZOPFLI_ITERATIONS = 15;
-
 /**
- * @param {Uint8Array} bytes
+ * The worker-pool job (src/jobs.js): the sizes of one document, cached by its bytes.
+ * @param {{ bytes: Uint8Array }} input
  * @returns {Promise<CompressedSizes>}
  */
-export async function compressedSizes(bytes) {
+export async function measureCompressed({ bytes }) {
   const gzip = zlib.gzipSync(bytes, { level: 9 }).length;
   const brotli = zlib.brotliCompressSync(bytes, {
     params: {
@@ -32,11 +32,3 @@ export async function compressedSizes(bytes) {
   return { gzip, zopfli, brotli };
 }
 
-/**
- * The worker-pool job (src/jobs.js): the sizes of one document, cached by its bytes.
- * @param {{ bytes: Uint8Array }} input
- * @returns {Promise<CompressedSizes>}
- */
-export function measureCompressed({ bytes }) {
-  return compressedSizes(bytes);
-}

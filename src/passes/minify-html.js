@@ -21,6 +21,8 @@ export default {
   },
   async run(site, ctx) {
     if (!ctx.options.minifyHtml && !ctx.options.only?.includes('minify-html')) return;
+    /** @type {Map<string, RegExpExecArray | null>} what each style sheet says, read once however many pages load it */
+    const sheets = new Map();
     for (const page of site.pages) {
       const bytes = await site.read(page.path);
       const view = new DocumentView(bytes, /** @type {string} */ (page.charset), page.bomLength);
@@ -29,7 +31,7 @@ export default {
         ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${xml})` });
         continue;
       }
-      const found = minifyHtmlEdits(view, { whitespaceShown: await whitespaceShownBySheets(site, page.path) });
+      const found = minifyHtmlEdits(view, { whitespaceShown: await whitespaceShownBySheets(site, page.path, sheets) });
       const note = found.whitespaceShown ? `; whitespace kept (${found.whitespaceShown})` : '';
       if (found.edits.length === 0) {
         ctx.decide({ file: page.path, action: 'kept', reason: `nothing to remove${note}` });
@@ -56,9 +58,10 @@ export default {
  * sheet it loads (one that mentions white-space or an inline display), or null.
  * @param {import('../site/site.js').Site} site
  * @param {string} pagePath
+ * @param {Map<string, RegExpExecArray | null>} sheets findings by style sheet, filled as they are read
  * @returns {Promise<string | null>}
  */
-async function whitespaceShownBySheets(site, pagePath) {
+async function whitespaceShownBySheets(site, pagePath, sheets) {
   const seen = new Set([pagePath]);
   const queue = [pagePath];
   while (queue.length) {
@@ -67,8 +70,11 @@ async function whitespaceShownBySheets(site, pagePath) {
       if ((ref.kind !== 'stylesheet' && ref.kind !== 'css-import') || ref.status !== 'ok' || !ref.target || seen.has(ref.target)) continue;
       seen.add(ref.target);
       queue.push(ref.target);
-      const css = decodeBytes(await site.read(ref.target), site.get(ref.target).charset ?? 'windows-1252');
-      const found = SHOWS_WHITESPACE.exec(css);
+      let found = sheets.get(ref.target);
+      if (found === undefined) {
+        found = SHOWS_WHITESPACE.exec(decodeBytes(await site.read(ref.target), site.get(ref.target).charset ?? 'windows-1252'));
+        sheets.set(ref.target, found);
+      }
       if (found) return `${ref.target} says ${JSON.stringify(found[0])}`;
     }
   }
