@@ -14,6 +14,7 @@ import { JobStopped, WorkerPool } from './util/pool.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 import { writeBuildConfigs } from './configs/index.js';
 import { shardSlice } from './shard.js';
+import { PassMemo, record, replay, snapshot } from './pass-memo.js';
 
 /**
  * @typedef {import('./site/site.js').Site} SiteModel
@@ -125,7 +126,8 @@ export async function build(options) {
   progress({ phase: 'read', message: `reading ${options.input}` });
   // The marker of an earlier build is pagediet's, not the site's: building an output again must not copy or compress it.
   const inputMarker = path.join(await realpath(options.input), MARKER);
-  const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker });
+  const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
+  const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined });
   if (options.shard) {
     const slice = shardSlice(site, options.shard);
     for (const sitePath of [...site.files.keys()]) if (!slice.has(sitePath)) site.remove(sitePath);
@@ -136,8 +138,7 @@ export async function build(options) {
   const pageBytesBefore = bytesPerPage(site);
 
   const pool = new WorkerPool({ threads: options.threads, jobTimeoutS: options.jobTimeout });
-  const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
-  const work = { jobs: 0, cacheHits: 0 };
+  const work = { jobs: 0, cacheHits: 0, passesReplayed: 0 };
   /** @type {PassContext['compute']} */
   const compute = async (job, bytes, jobOptions) => {
     const key = cache ? cacheKey(job, jobOptions, [bytes]) : '';
@@ -164,7 +165,22 @@ export async function build(options) {
   /** @type {PassReport[]} */
   const reports = [];
   try {
-    for (const pass of passes) reports.push(await runPass(pass, site, options, compute, progress));
+    const memo = cache ? new PassMemo(cache) : null;
+    for (const pass of passes) {
+      // Only pagediet's own passes: a pass given in options.passes is known by its name alone, not by its code.
+      const replayable = memo !== null && PASSES.includes(pass);
+      const key = replayable ? await memo.key(pass.name, site, /** @type {Record<string, unknown>} */ (options)) : '';
+      const known = replayable ? await memo.recall(key) : undefined;
+      if (known) {
+        reports.push(await replayPass(pass, site, known, progress));
+        work.passesReplayed++;
+        continue;
+      }
+      const before = snapshot(site);
+      const report = await runPass(pass, site, options, compute, progress);
+      reports.push(report);
+      if (replayable) await memo.store(key, record(site, before, report));
+    }
   } finally {
     await pool.close();
   }
@@ -223,6 +239,21 @@ async function runPass(pass, site, options, compute, progress) {
   });
   report.ms = Date.now() - t0;
   return report;
+}
+
+/**
+ * Does what a pass did when it met this same site in an earlier build.
+ * @param {Pass} pass
+ * @param {SiteModel} site
+ * @param {import('./pass-memo.js').PassRecord} known
+ * @param {(event: import('./progress.js').ProgressEvent) => void} progress
+ * @returns {Promise<PassReport>}
+ */
+async function replayPass(pass, site, known, progress) {
+  progress({ phase: pass.name, message: `${pass.description} (unchanged site: replayed from the cache)` });
+  const t0 = Date.now();
+  await replay(site, known);
+  return { ...known.report, ms: Date.now() - t0 };
 }
 
 /** @param {SiteModel} site */

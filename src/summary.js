@@ -24,13 +24,14 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  * @property {import('./site/site.js').Warning[]} warnings
  * @property {string[]} artifacts files written beside the site that are not part of it: the server configs
  * @property {{ written: number, copied: number, removed: number }} written
- * @property {{ jobs: number, cacheHits: number }} work expensive jobs run, and results taken from the cache instead
+ * @property {{ jobs: number, cacheHits: number, passesReplayed: number }} work expensive jobs run, results taken from the
+ *   cache instead, and passes replayed from the cache because they met the same site as in an earlier build
  * @property {number} ms
  */
 
 /**
  * @param {import('./site/site.js').Site} site
- * @param {{ input: string, output: string, inputBytes: number, requestsBefore: Record<string, number>, pageBytesBefore?: Record<string, number>, passes: import('./pipeline.js').PassReport[], written: { written: number, copied: number, removed: number }, work?: { jobs: number, cacheHits: number }, ms: number }} run
+ * @param {{ input: string, output: string, inputBytes: number, requestsBefore: Record<string, number>, pageBytesBefore?: Record<string, number>, passes: import('./pipeline.js').PassReport[], written: { written: number, copied: number, removed: number }, work?: { jobs: number, cacheHits: number, passesReplayed: number }, ms: number }} run
  * @returns {BuildSummary}
  */
 export function summarize(site, run) {
@@ -88,7 +89,7 @@ export function summarize(site, run) {
     warnings,
     artifacts: [...site.artifacts.keys()].sort(),
     written: run.written,
-    work: run.work ?? { jobs: 0, cacheHits: 0 },
+    work: run.work ?? { jobs: 0, cacheHits: 0, passesReplayed: 0 },
     ms: run.ms,
   };
 }

@@ -26,6 +26,23 @@ async function buildOnce(input, cacheDir, options = {}) {
   return { work: summary.work, files: await readTree(output) };
 }
 
+/**
+ * The entry files of a cache directory by what they hold: job results, pass records, what parsing a page found.
+ * @param {string} dir
+ */
+async function entryKinds(dir) {
+  const cache = new ResultCache({ dir });
+  /** @type {{ jobs: string[], passes: string[], pages: string[] }} */
+  const kinds = { jobs: [], passes: [], pages: [] };
+  for (const file of await entries(dir)) {
+    const value = /** @type {Record<string, unknown>} */ (await cache.get(path.basename(file)));
+    if ('changes' in value) kinds.passes.push(file);
+    else if ('references' in value) kinds.pages.push(file);
+    else kinds.jobs.push(file);
+  }
+  return kinds;
+}
+
 /** Every entry file of a cache directory. @param {string} dir */
 async function entries(dir) {
   return (await fs.readdir(dir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
@@ -36,37 +53,52 @@ describe('persistent cache', () => {
     const input = await site();
     const cacheDir = await tempDir('pagediet-cache-');
     const first = await buildOnce(input, cacheDir);
-    expect(first.work).toEqual({ jobs: 4, cacheHits: 0 });
+    expect(first.work).toEqual({ jobs: 4, cacheHits: 0, passesReplayed: 0 });
+    // The same site: each pass meets what it met before and is replayed, without even asking for its jobs.
     const second = await buildOnce(input, cacheDir);
-    expect(second.work).toEqual({ jobs: 0, cacheHits: 4 });
+    expect(second.work).toEqual({ jobs: 0, cacheHits: 0, passesReplayed: 3 });
     expect(second.files).toEqual(first.files);
 
-    // Other options: every job's key changes.
-    expect((await buildOnce(input, cacheDir, { zopfliIterations: 1 })).work).toEqual({ jobs: 4, cacheHits: 0 });
-    // Other bytes in one file: that file's job only (a GIF comment extension before the trailer).
+    // Other options: every job's key changes, and no pass meets what it met before.
+    expect((await buildOnce(input, cacheDir, { zopfliIterations: 1 })).work).toEqual({ jobs: 4, cacheHits: 0, passesReplayed: 0 });
+    // Other bytes in one file: the passes run again, and only that file's job is redone (a GIF comment extension before the trailer).
     const b = await fs.readFile(path.join(input, 'b.gif'));
     await fs.writeFile(path.join(input, 'b.gif'), Buffer.concat([b.subarray(0, -1), Buffer.from([0x21, 0xfe, 2, 0x68, 0x69, 0, 0x3b])]));
-    expect((await buildOnce(input, cacheDir)).work).toEqual({ jobs: 1, cacheHits: 3 });
+    const changed = await buildOnce(input, cacheDir);
+    expect(changed.work).toEqual({ jobs: 1, cacheHits: 3, passesReplayed: 0 });
+    expect(changed.files.get('b.png')).toEqual(first.files.get('b.png'));
+    // A modification time alone is a change too: the passes run, every job comes from the cache.
+    const later = new Date(Date.now() + 60_000);
+    await fs.utimes(path.join(input, 'a.gif'), later, later);
+    expect((await buildOnce(input, cacheDir)).work).toEqual({ jobs: 0, cacheHits: 4, passesReplayed: 0 });
   }, 120_000);
 
   it('ignores damaged entries, computes those results again and rewrites them', async () => {
     const input = await site();
     const cacheDir = await tempDir('pagediet-cache-');
     const first = await buildOnce(input, cacheDir);
-    const files = await entries(cacheDir);
-    expect(files).toHaveLength(4);
+    const { jobs, passes, pages } = await entryKinds(cacheDir);
+    // The page is parsed three times: as read, and after each of the two passes that point it at converted images.
+    expect([jobs.length, passes.length, pages.length]).toEqual([4, 3, 3]);
     // One bit flipped deep inside a payload (inside an image's bytes), one entry truncated, one emptied.
-    const [flip, cut, empty] = files;
+    const [flip, cut, empty] = jobs;
     const bytes = await fs.readFile(flip);
     bytes[bytes.length - 20] ^= 0x01;
     await fs.writeFile(flip, bytes);
     await fs.truncate(cut, Math.floor((await fs.stat(cut)).size / 2));
     await fs.writeFile(empty, '');
+    // The pass records damaged too (a bit flipped in each), so that the passes run again and meet the damaged jobs.
+    for (const record of passes) {
+      const recordBytes = await fs.readFile(record);
+      recordBytes[recordBytes.length - 5] ^= 0x01;
+      await fs.writeFile(record, recordBytes);
+    }
     const second = await buildOnce(input, cacheDir);
-    expect(second.work).toEqual({ jobs: 3, cacheHits: 1 });
+    expect(second.work).toEqual({ jobs: 3, cacheHits: 1, passesReplayed: 0 });
     expect(second.files).toEqual(first.files);
     const third = await buildOnce(input, cacheDir);
-    expect(third.work).toEqual({ jobs: 0, cacheHits: 4 });
+    expect(third.work).toEqual({ jobs: 0, cacheHits: 0, passesReplayed: 3 });
+    expect(third.files).toEqual(first.files);
   }, 120_000);
 
   it('keys on the job, the options and the bytes', () => {

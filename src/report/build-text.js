@@ -41,7 +41,10 @@ export function formatBuildSummary(s) {
     if (p.metrics?.length) lines.push(...metricLines(p.metrics));
   }
   if (s.artifacts.length) lines.push(`  configs    ${s.artifacts.join(', ')} (server configs that serve the precompressed files; not part of the site)`);
-  if (s.work.jobs || s.work.cacheHits) lines.push(`  work       ${s.work.jobs} jobs run, ${s.work.cacheHits} results from the cache`);
+  if (s.work.jobs || s.work.cacheHits || s.work.passesReplayed) {
+    const replayed = s.work.passesReplayed ? `, ${s.work.passesReplayed} passes replayed (they met the same site as an earlier build)` : '';
+    lines.push(`  work       ${s.work.jobs} jobs run, ${s.work.cacheHits} results from the cache${replayed}`);
+  }
   if (s.warnings.length) {
     lines.push(`  warnings   ${s.warnings.length}`);
     for (const w of s.warnings.slice(0, 20)) lines.push(`    ${w.file || '(build)'}: ${w.message}`);

@@ -13,6 +13,8 @@ import { baseDirectory, resolveReference } from './resolve.js';
 import { isHtmlPath, mimeType, extensionOf } from './mime.js';
 import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
+import { cacheKey } from '../util/cache.js';
+import { sourceFingerprint } from '../util/source-hash.js';
 import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
 
 /**
@@ -44,6 +46,11 @@ import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycle
  * @typedef {object} SiteOptions
  * @property {string[]} [origins] absolute origins that are this site, e.g. https://www.example.com
  * @property {(absPath: string) => boolean} [exclude] files and folders to leave out of the site
+ * @property {{ get(key: string): Promise<unknown>, set(key: string, value: unknown): Promise<void> }} [cache] keeps what
+ *   parsing a page found (its references, its base, its repairs) by the page's bytes, so the next build of the same
+ *   page does not parse it again
+ *
+ * @typedef {{ references: import('./html-refs.js').FoundReference[], baseHref: string | null, repairs: string | null }} PageFindings
  */
 
 /** Extensions tried, in order, when an extensionless URL matches several files. */
@@ -236,10 +243,8 @@ export class Site {
       }
       file.charset = charset;
       file.bomLength = bomLength;
-      const view = new DocumentView(bytes, charset, bomLength);
-      const found = htmlReferences(view);
-      const repairs = first ? markupRepairs(view, found.root, found.parseErrors) : null;
-      if (repairs) this.warn(file.path, 'markup-repaired', repairs);
+      const found = await this.pageFindings(bytes, charset, bomLength, first);
+      if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
       file.baseHref = found.baseHref;
       file.references = found.references.map((r) => this.resolve(file, r));
     } else if (file.role === 'stylesheet') {
@@ -254,6 +259,27 @@ export class Site {
       }
       file.references = stylesheetReferences(view).map((found) => this.resolve(file, found));
     }
+  }
+
+  /**
+   * What parsing a page finds, from the cache when these bytes were parsed before.
+   * @param {Buffer} bytes
+   * @param {string} charset
+   * @param {number} bomLength
+   * @param {boolean} withRepairs whether to look for markup the parser had to repair (the first parse of an input page)
+   * @returns {Promise<PageFindings>}
+   */
+  async pageFindings(bytes, charset, bomLength, withRepairs) {
+    const cache = this.options.cache;
+    const key = cache ? cacheKey('page-findings', { charset, bomLength, withRepairs, source: await sourceFingerprint() }, [bytes]) : '';
+    const known = /** @type {PageFindings | undefined} */ (cache ? await cache.get(key) : undefined);
+    if (known && Array.isArray(known.references)) return known;
+    const view = new DocumentView(bytes, charset, bomLength);
+    const found = htmlReferences(view);
+    /** @type {PageFindings} */
+    const findings = { references: found.references, baseHref: found.baseHref, repairs: withRepairs ? markupRepairs(view, found.root, found.parseErrors) : null };
+    if (cache) await cache.set(key, findings);
+    return findings;
   }
 
   /**

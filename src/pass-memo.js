@@ -1,0 +1,205 @@
+/**
+ * Pass replay: a pass is a deterministic function of the site it meets and the
+ * build's options (test/determinism.test.js holds every pass to it), so when a
+ * pass meets exactly the site it met in an earlier build (the same paths, bytes,
+ * roles and modification times, the same options, the same pagediet) the build
+ * replays what the pass did then: the files it wrote, added and removed, its
+ * warnings and its report. A second build of an unchanged site then parses and
+ * encodes nothing; a build where one file changed runs every pass that meets
+ * the change, and those take their expensive results from the job cache.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs/promises';
+import { VERSION } from './summary.js';
+import { sourceFingerprint } from './util/source-hash.js';
+
+/** Raised whenever what a record holds, or how a pass's input is fingerprinted, changes. */
+const MEMO_REVISION = 1;
+
+/**
+ * Build options that cannot change what a pass does: where the site is read
+ * from and written to, how many threads, the cache's own settings, progress.
+ * (Outputs are the same for any thread count: test/determinism.test.js.)
+ */
+const NOT_INPUTS = new Set(['input', 'output', 'onProgress', 'passes', 'threads', 'cache', 'cacheDir', 'force', 'only', 'skip', 'shard', 'jobTimeout']);
+
+/**
+ * @typedef {import('./site/site.js').Site} Site
+ * @typedef {import('./site/site.js').SiteFile} SiteFile
+ * @typedef {import('./site/site.js').Warning} Warning
+ * @typedef {import('./pipeline.js').PassReport} PassReport
+ *
+ * @typedef {{ op: 'add', path: string, bytes: Buffer, mtimeMs: number, role: SiteFile['role'], parsed: boolean }
+ *   | { op: 'write', path: string, bytes: Buffer }
+ *   | { op: 'role', path: string, role: SiteFile['role'] }
+ *   | { op: 'remove', path: string }} Change
+ *
+ * @typedef {object} PassRecord what one pass did to one site
+ * @property {Change[]} changes
+ * @property {Warning[]} warnings
+ * @property {Omit<PassReport, 'ms'>} report
+ *
+ * @typedef {{ file: SiteFile, bytes: Buffer | null, role: SiteFile['role'] }} FileState
+ */
+
+export class PassMemo {
+  /**
+   * @param {{ get(key: string): Promise<unknown>, set(key: string, value: unknown): Promise<void> }} cache
+   */
+  constructor(cache) {
+    this.cache = cache;
+    /** Hashes of byte buffers already hashed in this build (a file's bytes are hashed once, whatever the number of passes). @type {WeakMap<Buffer, string>} */
+    this.bufferHashes = new WeakMap();
+    /** Hashes of input files not held in memory, by absolute path. @type {Map<string, string>} */
+    this.inputHashes = new Map();
+  }
+
+  /**
+   * The key of a pass meeting this site with these options.
+   * @param {string} passName
+   * @param {Site} site
+   * @param {Record<string, unknown>} options the build's options
+   */
+  async key(passName, site, options) {
+    const hash = crypto.createHash('sha256');
+    hash.update(`pagediet ${VERSION} memo r${MEMO_REVISION} ${await sourceFingerprint()}\0${passName}\0${JSON.stringify(passOptions(options))}\0`);
+    hash.update(`${[...site.directories].sort().join('\n')}\0${[...site.skipped.keys()].sort().join('\n')}\0`);
+    for (const file of site.files.values()) {
+      hash.update(`${file.path}\0${file.role}\0${file.absPath === null ? '-' : 'in'}\0${file.mtimeMs}\0`);
+      hash.update(await this.contentHash(file));
+      hash.update('\0');
+    }
+    return hash.digest('hex');
+  }
+
+  /**
+   * The hash of a file's current bytes.
+   * @param {SiteFile} file
+   */
+  async contentHash(file) {
+    const bytes = file.output ?? file.source;
+    if (bytes) return this.hashOf(bytes);
+    const absPath = /** @type {string} */ (file.absPath);
+    let known = this.inputHashes.get(absPath);
+    if (known === undefined) {
+      // An unreadable file hashes as such: the pass meets it as unreadable, and warns.
+      const bytes = await fs.readFile(absPath).catch(() => null);
+      known = bytes ? sha256(bytes) : 'unreadable';
+      this.inputHashes.set(absPath, known);
+    }
+    return known;
+  }
+
+  /** @param {Buffer} bytes */
+  hashOf(bytes) {
+    let known = this.bufferHashes.get(bytes);
+    if (known === undefined) {
+      known = sha256(bytes);
+      this.bufferHashes.set(bytes, known);
+    }
+    return known;
+  }
+
+  /**
+   * The record stored under a key, if any.
+   * @param {string} key
+   * @returns {Promise<PassRecord | undefined>}
+   */
+  async recall(key) {
+    const value = await this.cache.get(key);
+    return isRecord(value) ? value : undefined;
+  }
+
+  /**
+   * @param {string} key
+   * @param {PassRecord} record
+   */
+  async store(key, record) {
+    await this.cache.set(key, record);
+  }
+}
+
+/**
+ * What the site looks like before a pass runs, to tell afterwards what it changed.
+ * @param {Site} site
+ * @returns {{ files: Map<string, FileState>, warnings: number }}
+ */
+export function snapshot(site) {
+  /** @type {Map<string, FileState>} */
+  const files = new Map();
+  for (const file of site.files.values()) files.set(file.path, { file, bytes: file.output ?? file.source, role: file.role });
+  return { files, warnings: site.warnings.length };
+}
+
+/**
+ * What a pass did, from the site before it (a snapshot) and after it.
+ * @param {Site} site
+ * @param {ReturnType<typeof snapshot>} before
+ * @param {PassReport} report
+ * @returns {PassRecord}
+ */
+export function record(site, before, report) {
+  /** @type {Change[]} */
+  const changes = [];
+  for (const file of site.files.values()) {
+    const was = before.files.get(file.path);
+    if (!was || was.file !== file) {
+      changes.push({ op: 'add', path: file.path, bytes: /** @type {Buffer} */ (file.output), mtimeMs: file.mtimeMs, role: file.role, parsed: file.charset !== null });
+      continue;
+    }
+    if (file.role !== was.role) changes.push({ op: 'role', path: file.path, role: file.role });
+    const bytes = file.output ?? file.source;
+    if (bytes !== was.bytes && file.output) changes.push({ op: 'write', path: file.path, bytes: file.output });
+  }
+  for (const path of before.files.keys()) if (!site.files.has(path)) changes.push({ op: 'remove', path });
+  const { ms: _ms, ...rest } = report;
+  return { changes, warnings: site.warnings.slice(before.warnings), report: rest };
+}
+
+/**
+ * Does to the site what a recorded pass did: adds first, then role changes and
+ * writes (a written page's references resolve against the files it can point
+ * at, added ones included), removals last; then the pass's warnings, exactly
+ * (parsing an added page again must not warn twice).
+ * @param {Site} site
+ * @param {PassRecord} memo
+ */
+export async function replay(site, memo) {
+  const warnings = site.warnings.length;
+  for (const change of memo.changes) {
+    if (change.op !== 'add') continue;
+    // The pass removed the file that was here and created another under its name.
+    if (site.files.has(change.path)) site.remove(change.path);
+    const file = site.add(change.path, change.bytes, change.mtimeMs);
+    file.role = change.role;
+    if (change.parsed) await site.parse(file);
+  }
+  for (const change of memo.changes) {
+    if (change.op === 'role') site.get(change.path).role = change.role;
+    else if (change.op === 'write') await site.write(change.path, change.bytes);
+  }
+  for (const change of memo.changes) if (change.op === 'remove') site.remove(change.path);
+  site.warnings.length = warnings;
+  site.warnings.push(...memo.warnings);
+}
+
+/**
+ * The options a pass's output may depend on, in a stable order.
+ * @param {Record<string, unknown>} options
+ */
+function passOptions(options) {
+  return Object.fromEntries(Object.entries(options).filter(([name, value]) => !NOT_INPUTS.has(name) && value !== undefined && typeof value !== 'function').sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** @param {Uint8Array} bytes */
+function sha256(bytes) {
+  return crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is PassRecord}
+ */
+function isRecord(value) {
+  return typeof value === 'object' && value !== null && Array.isArray(/** @type {PassRecord} */ (value).changes) && Array.isArray(/** @type {PassRecord} */ (value).warnings) && typeof (/** @type {PassRecord} */ (value).report) === 'object';
+}
