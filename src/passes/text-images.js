@@ -7,6 +7,7 @@
  * proven similar, and smaller than the image and its request, is replaced;
  * every other image stays, with the reason in the summary.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { minify } from 'csso';
 import { InvalidArgumentError } from 'commander';
@@ -14,7 +15,7 @@ import { applyEdits, encodePath } from '../site/edits.js';
 import { ResultCache, cacheKey, defaultCacheDir } from '../util/cache.js';
 import { sniffImageType } from '../images/gif.js';
 import { pageImages } from '../text-images/elements.js';
-import { RenderSession } from '../text-images/browser.js';
+import { RenderSession, RenderSessions } from '../text-images/browser.js';
 import { fitReplacement } from '../text-images/verify.js';
 import { cssRule, encodeMarkup, htmlAttribute, htmlText, imageButtonMarkup, layoutDeclarations, pixels } from '../text-images/markup.js';
 
@@ -112,10 +113,10 @@ export default {
     const cache = ctx.options.cache === false ? null : new ResultCache({ dir: ctx.options.cacheDir ?? defaultCacheDir() });
     /** @type {Replacement[]} */
     const accepted = [];
-    /** @type {RenderSession | null} */
-    let session = null;
+    // Fitting in Chromium runs in one browser per thread at once; decisions are then taken in the candidates' order.
+    const sessions = new RenderSessions(ctx.options.threads ?? os.availableParallelism());
     try {
-      // The plans (classification, style, OCR) all at once: the pool runs one per core. The fitting in Chromium after them is one at a time.
+      // The plans (classification, style, OCR) all at once: the pool runs one per core.
       let planned = 0;
       const plans = await Promise.all(candidates.map(async ({ image, bytes, uses }) => {
         const texts = [...new Set(uses.flatMap((u) => [u.element.attrs.alt, u.element.attrs.title]).filter((t) => t !== undefined))];
@@ -123,8 +124,31 @@ export default {
         ctx.progress(image.path, { done: ++planned, total: candidates.length });
         return plan;
       }));
-      for (const [i, { image, bytes, uses, type }] of candidates.entries()) {
+      let fitted = 0;
+      const outcomes = await Promise.all(candidates.map(async ({ image, bytes, uses, type }, i) => {
         const plan = plans[i];
+        if (plan.status === 'failed' || plan.status === 'kept') return { plan };
+        const unfit = uses.map((u) => whyNot(plan, u)).find(Boolean);
+        if (unfit) return { plan, unfit };
+        /** @type {Map<string, Fitted>} by element and size */
+        const fits = new Map();
+        for (const use of uses) {
+          const size = fitKey(use);
+          if (fits.has(size) || use.width === 0 || use.height === 0) continue;
+          const element = use.element.name === 'input' ? 'button' : 'span';
+          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: use.width, height: use.height, ...(element === 'button' ? { element } : {}) }, [bytes]);
+          let fit = /** @type {Fitted | undefined} */ (await cache?.get(key));
+          if (!fit) {
+            fit = await sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, use.width, use.height, element));
+            await cache?.set(key, fit);
+          }
+          fits.set(size, fit);
+        }
+        ctx.progress(image.path, { done: ++fitted, total: candidates.length });
+        return { plan, fits };
+      }));
+      for (const [i, { image, bytes, uses }] of candidates.entries()) {
+        const { plan, unfit, fits } = outcomes[i];
         if (plan.status === 'failed') {
           // The job was stopped (time limit, out of memory): the image stays.
           ctx.warn(image.path, 'job-stopped', `kept as it is: ${plan.reason}`);
@@ -135,28 +159,11 @@ export default {
           ctx.decide({ file: image.path, action: 'kept', reason: plan.reason, ...(plan.score === undefined ? {} : { score: round(plan.score) }) });
           continue;
         }
-        const unfit = uses.map((u) => whyNot(plan, u)).find(Boolean);
-        if (unfit) {
-          ctx.decide({ file: image.path, action: 'kept', reason: unfit });
+        if (!fits) {
+          ctx.decide({ file: image.path, action: 'kept', reason: /** @type {string} */ (unfit) });
           continue;
         }
-        /** @type {Map<string, Fitted>} by element and size */
-        const fits = new Map();
-        let worst = 1;
-        for (const use of uses) {
-          const size = fitKey(use);
-          if (fits.has(size) || use.width === 0 || use.height === 0) continue;
-          const element = use.element.name === 'input' ? 'button' : 'span';
-          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: use.width, height: use.height, ...(element === 'button' ? { element } : {}) }, [bytes]);
-          let fit = /** @type {Fitted | undefined} */ (await cache?.get(key));
-          if (!fit) {
-            session ??= await RenderSession.open();
-            fit = await fitReplacement(session, plan, { bytes, mime: MIME[type] }, use.width, use.height, element);
-            await cache?.set(key, fit);
-          }
-          fits.set(size, fit);
-          worst = Math.min(worst, fit.score);
-        }
+        const worst = Math.min(1, ...[...fits.values()].map((f) => f.score));
         if (worst < threshold) {
           ctx.decide({ file: image.path, action: 'kept', reason: `similarity ${worst.toFixed(2)} below ${threshold}`, score: round(worst) });
           continue;
@@ -170,7 +177,7 @@ export default {
         accepted.push({ image, uses, content, plan, score: worst, bytes: bytes.length });
       }
     } finally {
-      await session?.close();
+      await sessions.close();
     }
     await apply(site, ctx, accepted, parsed);
   },

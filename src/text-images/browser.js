@@ -97,3 +97,56 @@ export class RenderSession {
     return { original: cut(0), variants: variants.map((_, i) => cut(i + 1)) };
   }
 }
+
+/**
+ * Up to `size` render sessions, each lent to one task at a time: fitting runs
+ * in as many browsers at once as the machine has cores (Chromium renders in
+ * its own processes, so two fits keep two cores busy). Sessions start when
+ * first needed; a result never depends on which session drew it.
+ */
+export class RenderSessions {
+  /** @param {number} size */
+  constructor(size) {
+    this.size = Math.max(1, size);
+    /** @type {RenderSession[]} */
+    this.idle = [];
+    /** @type {Promise<RenderSession>[]} */
+    this.all = [];
+    /** @type {((session: RenderSession) => void)[]} */
+    this.waiting = [];
+  }
+
+  /**
+   * Runs a task with a session of its own.
+   * @template T
+   * @param {(session: RenderSession) => Promise<T>} task
+   * @returns {Promise<T>}
+   */
+  async use(task) {
+    const session = await this.acquire();
+    try {
+      return await task(session);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(session);
+      else this.idle.push(session);
+    }
+  }
+
+  /** @returns {Promise<RenderSession>} */
+  acquire() {
+    const idle = this.idle.pop();
+    if (idle) return Promise.resolve(idle);
+    if (this.all.length < this.size) {
+      const opening = RenderSession.open();
+      this.all.push(opening);
+      return opening;
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  async close() {
+    const sessions = await Promise.allSettled(this.all);
+    await Promise.all(sessions.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+  }
+}
