@@ -115,6 +115,14 @@ class PageLoad {
     /** Takers waiting for a response to complete. @type {(() => void)[]} */
     this.waiters = [];
     this.inFlight = 0;
+    /** The headers every request of the load sends. @type {[string, string][]} */
+    this.commonHeaders = [
+      ['User-Agent', `pagediet/${VERSION}`],
+      ['Accept', '*/*'],
+      ['Accept-Encoding', options.acceptEncoding ?? 'br, gzip'],
+    ];
+    /** The same, with Host, as HTTP/1 lines, serialised once. */
+    this.commonHttp1Lines = [`Host: ${this.origin.host}`, ...this.commonHeaders.map(([k, v]) => `${k}: ${v}`)].join('\r\n');
     this.enqueue(new URL(options.page, this.origin), 'page', null);
   }
 
@@ -142,12 +150,13 @@ class PageLoad {
 
   /** Request headers as a browser-like robot sends them. @param {RequestRecord} record */
   headers(record) {
+    return [...this.commonHeaders, ...this.conditionalHeaders(record)];
+  }
+
+  /** The validators a revalidation sends for a request. @param {RequestRecord} record */
+  conditionalHeaders(record) {
     /** @type {[string, string][]} */
-    const h = [
-      ['User-Agent', `pagediet/${VERSION}`],
-      ['Accept', '*/*'],
-      ['Accept-Encoding', this.options.acceptEncoding ?? 'br, gzip'],
-    ];
+    const h = [];
     const cached = this.visit === 'revalidate' ? this.cache.get(record.path) : undefined;
     if (cached?.etag) h.push(['If-None-Match', cached.etag]);
     if (cached?.lastModified) h.push(['If-Modified-Since', cached.lastModified]);
@@ -156,8 +165,9 @@ class PageLoad {
 
   /** @param {RequestRecord} record @param {'HTTP/1.0' | 'HTTP/1.1'} version */
   http1Request(record, version) {
-    const lines = [`GET ${record.path} ${version}`, `Host: ${this.origin.host}`, ...this.headers(record).map(([k, v]) => `${k}: ${v}`)];
-    return Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
+    let text = `GET ${record.path} ${version}\r\n${this.commonHttp1Lines}`;
+    for (const [k, v] of this.conditionalHeaders(record)) text += `\r\n${k}: ${v}`;
+    return Buffer.from(`${text}\r\n\r\n`, 'latin1');
   }
 
   /**
@@ -185,7 +195,7 @@ class PageLoad {
     }
     record.contentType = contentType;
     if (body) {
-      for (const found of discoverSubresources(body, contentType, new URL(record.path, this.origin))) this.enqueue(found.url, found.kind, record.order);
+      for (const found of discoverSubresources(body, contentType, this.origin.origin + record.path)) this.enqueue(found.url, found.kind, record.order);
     }
     this.inFlight--;
     for (const resolve of this.waiters.splice(0)) resolve();

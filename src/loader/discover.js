@@ -1,19 +1,25 @@
 /**
  * What a browser fetches after a response: the subresources of a page or a
- * style sheet, found with the same extractors as the site model, resolved as
- * URLs against the response's URL (and <base href>), same origin only.
+ * style sheet, found with the same extractors as the site model (for a page:
+ * the same parse and walk, into a leaner tree, discovery-tree.js), resolved
+ * as URLs against the response's URL (and <base href>), same origin only.
  */
 import { DocumentView } from '../site/document-view.js';
 import { detectCssCharset, detectHtmlCharset } from '../site/charset.js';
-import { htmlReferences } from '../site/html-refs.js';
+import { referencesInTree } from '../site/html-refs.js';
 import { stylesheetReferences } from '../site/css-refs.js';
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
+import { parseForDiscovery } from './discovery-tree.js';
 import crypto from 'node:crypto';
+
+/**
+ * @typedef {{ url: URL, kind: import('../site/reference-kinds.js').ReferenceKind }} Subresource
+ */
 
 /**
  * Parsed references by body hash and type: a page loaded with four strategies
  * and revalidated is parsed once. Bounded, oldest first out.
- * @type {Map<string, { refs: import('../site/html-refs.js').FoundReference[], baseHref: string | null }>}
+ * @type {Map<string, { refs: import('../site/html-refs.js').FoundReference[], baseHref: string | null, resolved: Map<string, Subresource[]> }>}
  */
 const parsed = new Map();
 const PARSED_LIMIT = 512;
@@ -28,11 +34,12 @@ function references(body, type) {
   if (!entry) {
     if (type === 'css') {
       const { charset, bomLength } = detectCssCharset(body);
-      entry = { refs: stylesheetReferences(new DocumentView(body, charset, bomLength)), baseHref: null };
+      entry = { refs: stylesheetReferences(new DocumentView(body, charset, bomLength)), baseHref: null, resolved: new Map() };
     } else {
       const { charset, bomLength } = detectHtmlCharset(body);
-      const found = htmlReferences(new DocumentView(body, charset, bomLength));
-      entry = { refs: found.references, baseHref: found.baseHref };
+      const view = new DocumentView(body, charset, bomLength);
+      const found = referencesInTree(view, parseForDiscovery(view.text));
+      entry = { refs: found.references, baseHref: found.baseHref, resolved: new Map() };
     }
     if (parsed.size >= PARSED_LIMIT) parsed.delete(/** @type {string} */ (parsed.keys().next().value));
     parsed.set(key, entry);
@@ -43,16 +50,27 @@ function references(body, type) {
 /**
  * @param {Buffer} body the decoded body
  * @param {string} contentType
- * @param {URL} url where it was fetched from
- * @returns {{ url: URL, kind: import('../site/reference-kinds.js').ReferenceKind }[]} same-origin subresources, in document order, without duplicates
+ * @param {string} href where it was fetched from (an absolute URL)
+ * @returns {readonly Subresource[]} same-origin subresources, in document order, without duplicates (shared: do not change)
  */
-export function discoverSubresources(body, contentType, url) {
+export function discoverSubresources(body, contentType, href) {
   const type = contentType.split(';')[0].trim().toLowerCase();
-  let base = url;
   if (type !== 'text/html' && type !== 'application/xhtml+xml' && type !== 'text/css') return [];
-  const { refs: found, baseHref } = references(body, type === 'text/css' ? 'css' : 'html');
-  if (baseHref) base = safeUrl(baseHref, url) ?? url;
-  /** @type {{ url: URL, kind: import('../site/reference-kinds.js').ReferenceKind }[]} */
+  const entry = references(body, type === 'text/css' ? 'css' : 'html');
+  // The same body at the same URL (each strategy's load of a page) resolves to the same list.
+  let out = entry.resolved.get(href);
+  if (!out) entry.resolved.set(href, (out = resolve(entry.refs, entry.baseHref, new URL(href))));
+  return out;
+}
+
+/**
+ * @param {import('../site/html-refs.js').FoundReference[]} found
+ * @param {string | null} baseHref
+ * @param {URL} url
+ */
+function resolve(found, baseHref, url) {
+  const base = baseHref ? safeUrl(baseHref, url) ?? url : url;
+  /** @type {Subresource[]} */
   const out = [];
   const seen = new Set();
   for (const ref of found) {

@@ -143,14 +143,17 @@ async function byName(root, segments, accept) {
  * A file that is itself compressed (`x.gz`) has none: it is served as it is.
  * @param {string} root
  * @param {SiteFile} file
+ * @param {Set<string>} [beside] the names in the file's directory (lower case), when known: only those are looked at
+ *   (a snapshot lists each directory once instead of asking for three files that are mostly not there)
  * @returns {Promise<Map<import('./negotiate.js').Coding, Entry>>}
  */
-export async function sidecars(root, file) {
+export async function sidecars(root, file, beside) {
   /** @type {Map<import('./negotiate.js').Coding, Entry>} */
   const found = new Map();
   const extensions = Object.values(SIDECAR_EXTENSIONS);
   if (/** @type {string[]} */ (extensions).includes(extensionOf(file.path))) return found;
-  const codings = /** @type {(keyof typeof SIDECAR_EXTENSIONS)[]} */ (Object.keys(SIDECAR_EXTENSIONS));
+  const name = path.basename(file.absolute);
+  const codings = /** @type {(keyof typeof SIDECAR_EXTENSIONS)[]} */ (Object.keys(SIDECAR_EXTENSIONS)).filter((coding) => !beside || beside.has(`${name}.${SIDECAR_EXTENSIONS[coding]}`.toLowerCase()));
   const entries = await Promise.all(codings.map((coding) => inspect(root, `${file.absolute}.${SIDECAR_EXTENSIONS[coding]}`)));
   codings.forEach((coding, i) => {
     const entry = entries[i];

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
+import path from 'node:path';
 import { pipeline } from 'node:stream';
 import { extensionOf, mimeType } from '../site/mime.js';
 import { isNotModified, requestedRange } from './conditional.js';
@@ -53,6 +54,8 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
   const tags = new EntityTags();
   /** @type {Finder} */
   const find = snapshot ? remembered() : { locate, sidecars };
+  /** A snapshot's answers, once worked out, by what decides them (see answerKey). @type {Map<string, Answer> | undefined} */
+  const answers = snapshot ? new Map() : undefined;
   /** @type {WeakMap<object, number>} */
   const connections = new WeakMap();
   let counted = 0;
@@ -103,7 +106,10 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
       if (req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
       return sendText(req, res, entry, 429, { 'Retry-After': 1 });
     }
-    respond(root, tags, find, req, res, entry).catch(() => {
+    const key = answers && answerKey(req);
+    const answer = key ? answers.get(key) : undefined;
+    if (answer) return sendAnswer(req, res, entry, answer);
+    respond(root, tags, find, req, res, entry, key ? (a) => answers.set(key, a) : undefined).catch(() => {
       // Whatever failed (a file that vanished mid-request), the server goes on.
       try {
         if (res.headersSent) return res.destroy();
@@ -130,6 +136,8 @@ function remembered() {
   const located = new Map();
   /** @type {Map<string, ReturnType<typeof sidecars>>} */
   const found = new Map();
+  /** The names (lower case) in each directory a file was found in. @type {Map<string, Promise<Set<string> | undefined>>} */
+  const listings = new Map();
   /** @type {Map<string, Promise<Source | null | 'large'>>} */
   const sources = new Map();
   return {
@@ -161,10 +169,68 @@ function remembered() {
     },
     sidecars: (r, file) => {
       let answer = found.get(file.absolute);
-      if (!answer) found.set(file.absolute, (answer = sidecars(r, file)));
+      if (!answer) {
+        const dir = path.dirname(file.absolute);
+        let names = listings.get(dir);
+        // Lower case: on a case-insensitive file system x.BR answers for x.br. Unlistable: look at all three.
+        if (!names) listings.set(dir, (names = fs.readdir(dir).then((n) => new Set(n.map((f) => f.toLowerCase())), () => undefined)));
+        found.set(file.absolute, (answer = names.then((beside) => sidecars(r, file, beside))));
+      }
       return answer;
     },
   };
+}
+
+/**
+ * A file's answer to GET and HEAD without Range, ready to send again: in a
+ * snapshot, a request with the same URL, Accept and Accept-Encoding gets the
+ * same file, representation and headers, so it is answered at once, without
+ * looking anything up; only If-None-Match or If-Modified-Since, which differ
+ * per request, are checked each time.
+ * @typedef {object} Answer
+ * @property {string} file
+ * @property {import('./negotiate.js').Coding} coding
+ * @property {string} etag
+ * @property {Date} modified
+ * @property {Headers} validators the headers of a 304
+ * @property {Headers} headers the headers of the 200
+ * @property {Buffer} bytes the body
+ */
+
+/**
+ * What decides a snapshot's answer, or null when the request needs the full
+ * path (another method, a Range).
+ * @param {Request} req
+ * @returns {string | null}
+ */
+function answerKey(req) {
+  if ((req.method !== 'GET' && req.method !== 'HEAD') || req.headers.range !== undefined) return null;
+  const { accept = '', 'accept-encoding': acceptEncoding = '' } = req.headers;
+  return `${accept}\n${acceptEncoding}\n${req.url}`;
+}
+
+/**
+ * @param {Request} req
+ * @param {Response} res
+ * @param {RequestLogEntry} entry
+ * @param {Answer} answer
+ */
+function sendAnswer(req, res, entry, answer) {
+  entry.file = answer.file;
+  entry.encoding = answer.coding;
+  if (isNotModified(req.headers, answer.etag, answer.modified)) {
+    writeHead(res, 304, answer.validators);
+    res.end();
+    return;
+  }
+  writeHead(res, 200, answer.headers);
+  if (req.method === 'HEAD' || answer.bytes.length === 0) {
+    res.end();
+    return;
+  }
+  if ('stream' in res ? res.stream.destroyed : res.destroyed) return;
+  entry.bytes = answer.bytes.length;
+  res.end(answer.bytes);
 }
 
 /**
@@ -174,8 +240,9 @@ function remembered() {
  * @param {Request} req
  * @param {Response} res
  * @param {RequestLogEntry} entry filled in as the answer is decided
+ * @param {(answer: Answer) => void} [remember] takes the answer of a GET or HEAD of a file in memory, without Range
  */
-async function respond(root, tags, find, req, res, entry) {
+async function respond(root, tags, find, req, res, entry, remember) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(req, res, entry, 405, { Allow: 'GET, HEAD' });
   const accept = req.headers.accept;
   const located = await find.locate(root, req.url ?? '', typeof accept === 'string' ? accept : '');
@@ -207,15 +274,18 @@ async function respond(root, tags, find, req, res, entry) {
       // Revalidate on every use: a rebuilt site shows on the next reload.
       'Cache-Control': 'no-cache',
     };
+    /** @type {Headers} */
+    const headers = { 'Content-Type': contentType(file.path), ...validators };
+    if (coding === 'identity') headers['Accept-Ranges'] = 'bytes';
+    else headers['Content-Encoding'] = coding;
+    if (remember && source.bytes) {
+      remember({ file: file.path, coding, etag, modified: stats.mtime, validators, headers: { ...headers, 'Content-Length': stats.size }, bytes: source.bytes });
+    }
     if (isNotModified(req.headers, etag, stats.mtime)) {
       writeHead(res, 304, validators);
       res.end();
       return;
     }
-    /** @type {Headers} */
-    const headers = { 'Content-Type': contentType(file.path), ...validators };
-    if (coding === 'identity') headers['Accept-Ranges'] = 'bytes';
-    else headers['Content-Encoding'] = coding;
     // Ranges are of the identity bytes only: a range of a compressed body cannot be decoded.
     const range = coding === 'identity' ? requestedRange(req.headers, stats.size, etag, stats.mtime) : null;
     if (range === 'unsatisfiable') {

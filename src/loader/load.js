@@ -71,13 +71,14 @@ export async function loadSite(options) {
           const trace = await loadPage({ origin: server.url, page, protocol, visit, cache, connections: options.connections, acceptEncoding: options.acceptEncoding });
           traces.push(trace);
           const plan = planFromTrace(trace);
+          const onLoopback = measured(trace);
           for (const profile of networks) {
             const m = model(plan, protocol, profile, { connections: options.connections, domains: options.domains });
             runs.push({
               page, protocol, network: profile.name, visit,
               requests: m.requests, connections: m.connections, packets: m.packets, wireBytes: m.wireBytes, payloadBytes: m.payloadBytes,
               seconds: round(m.seconds, 3), overheadPercent: round(m.overheadPercent, 1), retransmissions: m.retransmissions,
-              measured: measured(trace), timeline: m.timeline,
+              measured: onLoopback, timeline: m.timeline,
             });
           }
         }

@@ -70,18 +70,37 @@ export const HEADER_BYTES = 40;
  * @property {RequestTiming[]} timeline
  */
 
+/**
+ * @typedef {object} SimEvent
+ * @property {number} t
+ * @property {number} seq
+ * @property {(t: number, event: SimEvent) => void} fn
+ * @property {Endpoint | null} target with a, b, c: what a packet's arrival needs, so packets need no closure each
+ * @property {number} a
+ * @property {number} b
+ * @property {number} c
+ */
+
 /** A binary heap of events ordered by time, then by insertion, so runs are deterministic. */
 class EventQueue {
   constructor() {
-    /** @type {{ t: number, seq: number, fn: (t: number) => void }[]} */
+    /** @type {SimEvent[]} */
     this.heap = [];
     this.seq = 0;
   }
 
-  /** @param {number} t @param {(t: number) => void} fn */
-  push(t, fn) {
+  /**
+   * @param {number} t
+   * @param {(t: number, event: SimEvent) => void} fn called with the time and the event
+   * @param {Endpoint | null} [target]
+   * @param {number} [a]
+   * @param {number} [b]
+   * @param {number} [c]
+   */
+  push(t, fn, target = null, a = 0, b = 0, c = 0) {
     const heap = this.heap;
-    const item = { t, seq: this.seq++, fn };
+    /** @type {SimEvent} */
+    const item = { t, seq: this.seq++, fn, target, a, b, c };
     let i = heap.push(item) - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -117,7 +136,7 @@ class EventQueue {
     while (this.heap.length) {
       const event = this.pop();
       now = event.t;
-      event.fn(now);
+      event.fn(now, event);
     }
     return now;
   }
@@ -153,15 +172,29 @@ class Link {
     this.payload = 0;
   }
 
-  /** @param {number} t @param {number} payload @param {((t: number) => void) | null} onArrive null: the packet is lost */
-  send(t, payload, onArrive) {
+  /**
+   * @param {number} t
+   * @param {number} payload
+   * @param {((t: number, event: SimEvent) => void) | null} onArrive null: the packet is lost
+   * @param {Endpoint | null} [target] @param {number} [a] @param {number} [b] @param {number} [c] handed to onArrive in the event
+   */
+  send(t, payload, onArrive, target = null, a = 0, b = 0, c = 0) {
     const start = Math.max(t, this.freeAt);
     this.freeAt = start + (payload + HEADER_BYTES) / this.bytesPerMs + this.perPacketMs;
     this.packets++;
     this.payload += payload;
-    if (onArrive) this.sim.events.push(this.freeAt + this.delayMs, onArrive);
+    if (onArrive) this.sim.events.push(this.freeAt + this.delayMs, onArrive, target, a, b, c);
   }
 }
+
+/** A data segment arrives: a is its first byte, b its length, c the ACK it carries. @param {number} t @param {SimEvent} e */
+const segmentArrives = (t, e) => /** @type {Endpoint} */ (e.target).receive(t, e.a, e.b, e.c);
+/** A pure ACK arrives: a is the ACK. @param {number} t @param {SimEvent} e */
+const ackArrives = (t, e) => /** @type {Endpoint} */ (e.target).onAck(t, e.a, true);
+/** Timers: a is the generation they were armed as (a timer re-armed since does nothing). @param {number} t @param {SimEvent} e */
+const delackFires = (t, e) => /** @type {Endpoint} */ (e.target).delackFired(t, e.a);
+/** @param {number} t @param {SimEvent} e */
+const rtoFires = (t, e) => /** @type {Endpoint} */ (e.target).rtoFired(t, e.a);
 
 /**
  * One end of a TCP connection: a sender of a byte stream cut into segments and
@@ -184,8 +217,12 @@ class Endpoint {
     this.ssthresh = Infinity;
     this.dupAcks = 0;
     this.recoverPoint = -1;
-    /** Segments in flight by their first byte: length, when sent, and whether resent (Karn: no RTT sample then). @type {Map<number, { len: number, at: number, resent: boolean }>} */
-    this.sent = new Map();
+    /**
+     * Segments in flight, from sentHead on, in sequence order: first byte, length, when sent, and
+     * whether resent (Karn: no RTT sample then). @type {{ seq: number, len: number, at: number, resent: boolean }[]}
+     */
+    this.sent = [];
+    this.sentHead = 0;
     // RFC 6298: the timeout follows the measured RTT, queueing included; the handshake gives the first sample.
     this.srtt = 0;
     this.rttvar = 0;
@@ -196,8 +233,8 @@ class Endpoint {
     this.corked = false;
     // Receiver
     this.rcvNxt = 0;
-    /** @type {Map<number, number>} out-of-order segments */
-    this.outOfOrder = new Map();
+    /** Out-of-order segments by first byte (made at the first: most connections never have one). @type {Map<number, number> | null} */
+    this.outOfOrder = null;
     this.unacked = 0;
     this.delackGeneration = 0;
     this.delackPending = false;
@@ -229,7 +266,7 @@ class Endpoint {
       const inFlight = this.sndNxt - this.sndUna;
       if (inFlight > 0 && inFlight + len > window) break;
       if (p.nagle && len < this.mss && inFlight > 0) break;
-      this.sent.set(this.sndNxt, { len, at: t, resent: false });
+      this.sent.push({ seq: this.sndNxt, len, at: t, resent: false });
       this.transmit(t, this.sndNxt, len);
       this.sndNxt += len;
     }
@@ -243,7 +280,7 @@ class Endpoint {
     // Linux: an answer sent within the delayed-ACK time of the data it answers makes the connection interactive.
     if (t - this.lastDataIn < this.sim.profile.delayedAckMs) this.interactive = true;
     const lost = this.sim.lossRate > 0 && this.sim.random() < this.sim.lossRate;
-    this.out.send(t, len, lost ? null : (ta) => this.peer.receive(ta, seq, len, ack));
+    this.out.send(t, len, lost ? null : segmentArrives, this.peer, seq, len, ack);
     if (this.sndUna === this.sndNxt || seq < this.sndNxt) this.armRto(t);
   }
 
@@ -252,18 +289,21 @@ class Endpoint {
     const ack = this.rcvNxt;
     this.unacked = 0;
     this.delackPending = false;
-    this.out.send(t, 0, (ta) => this.peer.onAck(ta, ack, true));
+    this.out.send(t, 0, ackArrives, this.peer, ack);
   }
 
   /** @param {number} t @param {number} seq @param {number} len @param {number} ack */
   receive(t, seq, len, ack) {
     this.onAck(t, ack, false);
     if (seq === this.rcvNxt) {
-      const hadHole = this.outOfOrder.size > 0;
+      const outOfOrder = this.outOfOrder;
+      const hadHole = outOfOrder !== null && outOfOrder.size > 0;
       this.rcvNxt += len;
-      for (let next = this.outOfOrder.get(this.rcvNxt); next !== undefined; next = this.outOfOrder.get(this.rcvNxt)) {
-        this.outOfOrder.delete(this.rcvNxt);
-        this.rcvNxt += next;
+      if (outOfOrder !== null) {
+        for (let next = outOfOrder.get(this.rcvNxt); next !== undefined; next = outOfOrder.get(this.rcvNxt)) {
+          outOfOrder.delete(this.rcvNxt);
+          this.rcvNxt += next;
+        }
       }
       this.unacked++;
       this.lastDataIn = t;
@@ -281,10 +321,10 @@ class Endpoint {
         this.trySend(t);
       }
       if (this.unacked === 0) return;
-      if (hadHole || this.outOfOrder.size > 0 || this.unacked >= 2) this.sendAck(t);
+      if (hadHole || (outOfOrder !== null && outOfOrder.size > 0) || this.unacked >= 2) this.sendAck(t);
       else this.armDelack(t);
     } else {
-      if (seq > this.rcvNxt) this.outOfOrder.set(seq, len);
+      if (seq > this.rcvNxt) (this.outOfOrder ??= new Map()).set(seq, len);
       this.sendAck(t); // a duplicate ACK tells the sender at once
     }
   }
@@ -297,11 +337,14 @@ class Endpoint {
     const { delayedAckMs, delayedAckTick } = this.sim.profile;
     // BSD stacks sent delayed ACKs on a global 200 ms heartbeat, not 200 ms after the segment.
     const fireAt = delayedAckTick ? (Math.floor(t / delayedAckMs) + 1) * delayedAckMs : t + delayedAckMs;
-    this.sim.events.push(fireAt, (tt) => {
-      if (!this.delackPending || generation !== this.delackGeneration || this.unacked === 0) return;
-      this.interactive = false; // Linux leaves pingpong mode when a delayed ACK had to be sent
-      this.sendAck(tt);
-    });
+    this.sim.events.push(fireAt, delackFires, this, generation);
+  }
+
+  /** The delayed-ACK timer armed as `generation` fires. @param {number} t @param {number} generation */
+  delackFired(t, generation) {
+    if (!this.delackPending || generation !== this.delackGeneration || this.unacked === 0) return;
+    this.interactive = false; // Linux leaves pingpong mode when a delayed ACK had to be sent
+    this.sendAck(t);
   }
 
   /**
@@ -312,10 +355,16 @@ class Endpoint {
   onAck(t, ack, pure) {
     if (ack > this.sndUna) {
       const acked = ack - this.sndUna;
-      for (const [seq, segment] of this.sent) {
-        if (seq >= ack) break;
-        if (seq + segment.len === ack && !segment.resent) this.sampleRtt(t - segment.at);
-        this.sent.delete(seq);
+      const sent = this.sent;
+      while (this.sentHead < sent.length) {
+        const segment = sent[this.sentHead];
+        if (segment.seq >= ack) break;
+        if (segment.seq + segment.len === ack && !segment.resent) this.sampleRtt(t - segment.at);
+        this.sentHead++;
+      }
+      if (this.sentHead === sent.length) {
+        sent.length = 0;
+        this.sentHead = 0;
       }
       this.sndUna = ack;
       this.dupAcks = 0;
@@ -367,7 +416,8 @@ class Endpoint {
 
   /** @param {number} t */
   retransmit(t) {
-    const segment = this.sent.get(this.sndUna);
+    const first = this.sent[this.sentHead];
+    const segment = first && first.seq === this.sndUna ? first : undefined;
     const len = segment ? segment.len : Math.min(this.mss, this.sndNxt - this.sndUna);
     if (segment) segment.resent = true;
     this.sim.retransmissions++;
@@ -377,13 +427,16 @@ class Endpoint {
   /** @param {number} t */
   armRto(t) {
     const generation = ++this.rtoGeneration;
-    this.sim.events.push(t + Math.min(this.rtoMs * this.backoff, 60_000), (tt) => {
-      if (generation !== this.rtoGeneration || this.sndNxt === this.sndUna) return;
-      this.cutWindow(true);
-      this.backoff *= 2;
-      this.recoverPoint = this.sndNxt;
-      this.retransmit(tt);
-    });
+    this.sim.events.push(t + Math.min(this.rtoMs * this.backoff, 60_000), rtoFires, this, generation);
+  }
+
+  /** The retransmission timer armed as `generation` fires. @param {number} t @param {number} generation */
+  rtoFired(t, generation) {
+    if (generation !== this.rtoGeneration || this.sndNxt === this.sndUna) return;
+    this.cutWindow(true);
+    this.backoff *= 2;
+    this.recoverPoint = this.sndNxt;
+    this.retransmit(t);
   }
 }
 
@@ -508,19 +561,21 @@ class Simulation {
     for (let domain = 0; domain < this.domains; domain++) {
       const ready = this.ready[domain];
       if (!ready.length) continue;
-      const mine = this.connections.filter((c) => c.domain === domain && !c.closed);
       if (this.strategy === 'pipelined' || this.strategy === 'h2') {
-        const conn = mine[0] ?? this.openConnection(t, domain);
+        const conn = this.connections.find((c) => c.domain === domain && !c.closed) ?? this.openConnection(t, domain);
         if (conn.established) this.sendBatch(t, conn, ready.splice(0));
         continue;
       }
       // One request at a time per connection: idle open connections first, then new ones up to the limit.
-      for (const conn of mine) if (conn.established && !conn.busy && ready.length) this.sendBatch(t, conn, ready.splice(0, 1));
-      let opening = mine.filter((c) => !c.established).length;
-      while (ready.length > opening && mine.length < this.perHost) {
-        mine.push(this.openConnection(t, domain));
-        opening++;
+      let open = 0;
+      let opening = 0;
+      for (const conn of this.connections) {
+        if (conn.domain !== domain || conn.closed) continue;
+        open++;
+        if (!conn.established) opening++;
+        else if (!conn.busy && ready.length) this.sendBatch(t, conn, ready.splice(0, 1));
       }
+      for (; ready.length > opening && open < this.perHost; open++, opening++) this.openConnection(t, domain);
     }
   }
 

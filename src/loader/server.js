@@ -5,7 +5,8 @@
  *
  * - `http1`: node:http, so HTTP/1.0 (closed after each response unless the
  *   client asks for keep-alive) and HTTP/1.1 with keep-alive and pipelining
- *   (node answers pipelined requests in order);
+ *   (node answers pipelined requests in order; write-batching.js sends the
+ *   replies to requests that arrived together in one write);
  * - `h2c`: HTTP/2 in cleartext, with prior knowledge (no Upgrade from HTTP/1.1);
  * - `h2`: HTTP/2 over TLS with a self-signed certificate made at start, and
  *   HTTP/1.1 over TLS for clients that do not offer h2.
@@ -16,6 +17,7 @@ import http2 from 'node:http2';
 import net from 'node:net';
 import { selfSignedCertificate } from './certificate.js';
 import { createHandler } from './handler.js';
+import { batchWrites } from './write-batching.js';
 
 /**
  * @typedef {'http1' | 'h2c' | 'h2'} Protocol
@@ -94,6 +96,8 @@ export async function startServer(options) {
       },
       handler,
     );
+    // Replies to pipelined requests that arrived together leave in one write, as a buffering server's.
+    server.on('connection', batchWrites);
   } else {
     const settings = { maxHeaderListSize: maxHeaderSize };
     if (protocol === 'h2c') {

@@ -58,6 +58,20 @@ export function htmlReferences(view) {
   /** @type {{ code: string, startOffset: number }[]} */
   const parseErrors = [];
   const $ = cheerio.load(view.text, { sourceCodeLocationInfo: true, onParseError: (e) => parseErrors.push({ code: e.code, startOffset: e.startOffset }) });
+  const root = $.root()[0];
+  return { ...referencesInTree(view, root), root, parseErrors };
+}
+
+/**
+ * The references of a page, from the tree parse5 built of its view with source
+ * locations. Only elements' type, name, attribs, parent, children and
+ * sourceCodeLocation are read, so the robot's discovery walks a leaner tree of
+ * the same parse (src/loader/discovery-tree.js) with this same walk.
+ * @param {DocumentView} view
+ * @param {AnyNode} root
+ * @returns {{ references: FoundReference[], baseHref: string | null }}
+ */
+export function referencesInTree(view, root) {
   /** @type {FoundReference[]} */
   const references = [];
   /** @type {string | null} */
@@ -144,9 +158,9 @@ export function htmlReferences(view) {
     const children = /** @type {{ children?: AnyNode[] }} */ (node).children;
     if (children) for (const child of children) visit(child);
   };
-  visit($.root()[0]);
+  visit(root);
   references.sort((a, b) => a.start - b.start);
-  return { references, baseHref, root: $.root()[0], parseErrors };
+  return { references, baseHref };
 }
 
 /**
