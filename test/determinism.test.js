@@ -26,9 +26,7 @@ const CONFIGS = 'pagediet-configs';
  * @type {Record<string, Record<string, string>>}
  */
 const KNOWN_NOT_IDEMPOTENT = {
-  // gif-to-png keeps the GIF's palette order; the png pass, which does not look at
-  // PNGs an earlier pass wrote, finds a smaller order in the second build.
-  microscape: { 'images/ad_static.png': 'png pass re-encodes a PNG that gif-to-png wrote' },
+  // None now: the png pass tries a PNG's own palette order too, so the PNGs gif-to-png wrote come out the same.
 };
 
 /**

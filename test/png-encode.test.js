@@ -37,12 +37,13 @@ const IMAGES = {
   'two-colour bullet': { image: image(24, 24, (x, y) => ((x - 12) ** 2 + (y - 12) ** 2 < 80 ? RED : BLUE)), colorType: 3, bitDepth: 1 },
   'two colours, width 13': { image: blocks(13, 7, [RED, BLUE], 1, 1), colorType: 3, bitDepth: 1 },
   'four colours, width 11': { image: blocks(11, 5, [RED, BLUE, [0, 128, 0, 255], [250, 250, 0, 255]], 2, 1), colorType: 3, bitDepth: 2 },
-  '16-colour icon': { image: blocks(37, 23, sixteen, 3), colorType: 3, bitDepth: 4 },
+  // One byte per index: deflate finds the 3-pixel blocks' repeats whole, which 4-bit packing splits.
+  '16-colour icon': { image: blocks(37, 23, sixteen, 3), colorType: 3, bitDepth: 8 },
   'greyscale ramp': { image: image(256, 16, (x) => [x, x, x, 255]), colorType: 0, bitDepth: 8 },
   'grey in steps of 17, width 7': { image: blocks(7, 9, Array.from({ length: 16 }, (_, i) => [i * 17, i * 17, i * 17, 255]), 4, 1), colorType: 0, bitDepth: 4 },
   'black and white, width 5': { image: blocks(5, 3, [[0, 0, 0, 255], [255, 255, 255, 255]], 5, 1), colorType: 0, bitDepth: 1 },
   'black on transparent white, width 30': { image: blocks(30, 30, [[0, 0, 0, 255], [255, 255, 255, 0]], 8, 2), colorType: 0, bitDepth: 1 },
-  'one transparent colour': { image: blocks(60, 60, [RED, BLUE, CLEAR, [0, 128, 0, 255], [255, 255, 255, 255]], 6), colorType: 3, bitDepth: 4 },
+  'one transparent colour': { image: blocks(60, 60, [RED, BLUE, CLEAR, [0, 128, 0, 255], [255, 255, 255, 255]], 6), colorType: 3, bitDepth: 8 },
   'one transparent colour, 4096 colours': {
     image: image(64, 64, (x, y) => ((x * y) % 11 === 3 ? [5, 6, 7, 0] : [x * 4, y * 4, 90, 255])), colorType: 2, bitDepth: 8,
   },
@@ -130,6 +131,20 @@ describe('encodePng', () => {
     await expect(encodePng({ data: Buffer.alloc(15), width: 2, height: 2 })).rejects.toThrow(/needs 16/);
   });
 
+  it('tries no format whose chunks alone reach the size to beat, except the one with the fewest', async () => {
+    const twenty = Array.from({ length: 20 }, (_, i) => [i * 12, 255 - i * 12, (i * 37) & 255, 255]);
+    const input = blocks(64, 64, twenty, 9, 4);
+    const free = await encodePng(input, { zopfliIterations: 0 });
+    expect([free.colorType, free.bitDepth]).toEqual([3, 8]);
+    // A palette of 20 needs 72 bytes of PLTE: with 57 of framing and at least 10 of image data, 139 bytes or more.
+    const bounded = await encodePng(input, { zopfliIterations: 0, smallerThan: 139 });
+    expect(bounded.colorType).toBe(2);
+    expect(bounded.candidates).toBeLessThan(free.candidates);
+    expect(await viaSharp(bounded.png)).toEqual(input.data);
+    const justAbove = await encodePng(input, { zopfliIterations: 0, smallerThan: 140 });
+    expect(justAbove.png).toEqual(free.png);
+  });
+
   it('decodes a fully transparent image with its hidden colours intact', async () => {
     const input = image(9, 4, (x, y) => [x * 25, y * 60, 3, 0]);
     const { png } = await encodePng(input, { zopfliIterations: 0 });
@@ -158,6 +173,46 @@ describe('analyse', () => {
     const names = analyse([clash.data]).map((f) => f.name);
     expect(names).not.toContain('grey+trns');
     expect(names).toContain('grey+alpha');
+  });
+
+  it('with a width, offers one byte per index beside the packed depth, and the adjacency order', () => {
+    // Four quadrants: C above A, D above B. C touches A and D touches B along 4 pixels, C touches D and A touches B along 2.
+    const [A, B, C, D] = [[200, 0, 0, 255], [0, 200, 0, 255], [0, 0, 200, 255], [90, 90, 90, 255]];
+    const input = image(8, 4, (x, y) => (y < 2 ? (x < 4 ? C : D) : (x < 4 ? A : B)));
+    const names = (/** @type {import('../src/images/png-encode.js').PngFormat[]} */ formats) => formats.map((f) => `${f.name} ${f.bitDepth}`);
+    // On images this small, direct colour is offered too (PLTE can cost more than it saves).
+    expect(names(analyse([input.data]))).toEqual(['palette/appearance 2', 'palette/frequency 2', 'palette/luma 2', 'truecolour 8']);
+    const wide = analyse([input.data], { width: 8 });
+    expect(names(wide)).toEqual([
+      'palette/appearance 2', 'palette/appearance/8-bit 8', 'palette/frequency 2', 'palette/frequency/8-bit 8',
+      'palette/luma 2', 'palette/luma/8-bit 8', 'palette/adjacency 2', 'palette/adjacency/8-bit 8', 'truecolour 8',
+    ]);
+    // The chain starts from the pair that touches most (C, A), and grows at the end each next colour touches most.
+    const adjacency = wide.find((f) => f.name === 'palette/adjacency');
+    expect([...(adjacency?.palette ?? [])].map((word) => hex([...new Uint8Array(new Uint32Array([word]).buffer)]))).toEqual([B, D, C, A].map(hex));
+  });
+
+  it('counts the colours that touch over every frame of an animation for the adjacency order', () => {
+    const [A, B, C] = [[200, 0, 0, 255], [0, 200, 0, 255], [0, 0, 200, 255]];
+    // Frame 1: A beside B; frame 2: B beside C. B touches both, so it goes between them (frame 1 alone would give C, A, B).
+    const first = image(8, 4, (x) => (x < 4 ? A : B));
+    const second = image(8, 4, (x) => (x < 4 ? B : C));
+    const adjacency = analyse([first.data, second.data], { width: 8 }).find((f) => f.name === 'palette/adjacency');
+    expect([...(adjacency?.palette ?? [])].map((word) => hex([...new Uint8Array(new Uint32Array([word]).buffer)]))).toEqual([A, B, C].map(hex));
+  });
+
+  it('screened: ranks a drawn image unfiltered only, a photograph with the adaptive filters too', () => {
+    const drawn = analyse([blocks(40, 40, sixteen, 11, 4).data], { width: 40, screen: true });
+    expect(drawn.map((f) => f.screen)).toEqual(drawn.map(() => ['none']));
+    expect(drawn.some((f) => f.name === 'palette/adjacency')).toBe(false);
+    // Noise: under half of the pixels repeat the one before.
+    const noisy = analyse([blocks(40, 40, sixteen, 12, 1).data], { width: 40, screen: true });
+    expect(noisy.map((f) => [f.name, f.screen])).toEqual([
+      ['palette/appearance', ['none']], ['palette/appearance/8-bit', ['none']],
+      ['palette/frequency', ['none']], ['palette/frequency/8-bit', ['none']],
+      ['palette/luma', ['none', 'minsum', 'entropy']], ['palette/luma/8-bit', ['none']],
+      ['palette/adjacency', ['minsum', 'entropy']], ['truecolour', ['none', 'minsum', 'entropy']],
+    ]);
   });
 
   it('offers no palette beyond 256 colours, and the union of several images counts', () => {

@@ -57,7 +57,7 @@ export async function encodeApng(animation, options = {}) {
   const sample = evenlySpaced(frames.length, FORMAT_SAMPLE_FRAMES);
   /** @type {{ format: PngFormat, size: number, plans: FramePlan[] } | undefined} */
   let best;
-  for (const format of withTransparentEntries(analyse(frames.map((frame) => frame.data), { paletteOrder: options.paletteOrder }))) {
+  for (const format of withTransparentEntries(analyse(frames.map((frame) => frame.data), { paletteOrder: options.paletteOrder, width }))) {
     const plans = await planFrames(animation, words, rects, format, sample);
     const size = formatOverhead(format) + plans.reduce((sum, plan) => sum + plan.ranking.trials[0].size, 0);
     if (!best || size < best.size) best = { format, size, plans };
@@ -116,7 +116,9 @@ function withTransparentEntries(formats) {
     const palette = format.palette;
     if (!palette || palette.length >= 256 || transparentWord(format) !== undefined) return [format];
     const entries = Uint32Array.from([wordOf(0, 0, 0, 0), ...palette]);
-    return [format, { ...format, name: `${format.name}+clear`, bitDepth: paletteDepth(entries.length), palette: entries }];
+    // One more entry may need a wider index, never a narrower one (a format of one byte per index stays so).
+    const bitDepth = /** @type {1 | 2 | 4 | 8} */ (Math.max(format.bitDepth, paletteDepth(entries.length)));
+    return [format, { ...format, name: `${format.name}+clear`, bitDepth, palette: entries }];
   });
 }
 

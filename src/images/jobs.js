@@ -6,7 +6,7 @@
  */
 import sharp from 'sharp';
 import { decodeGif, readGifStructure } from './gif.js';
-import { encodePng } from './png-encode.js';
+import { MIN_IMAGE_DATA_BYTES, PNG_FRAMING_BYTES, encodePng } from './png-encode.js';
 import { decodeApng, encodeApng } from './apng.js';
 import { readChunks, chunk, PNG_SIGNATURE } from './png-chunks.js';
 import { deflatePng } from './deflate.js';
@@ -49,6 +49,8 @@ export async function gifToPng({ bytes: input, options }) {
   return guarded(async () => {
     const gif = decodeGif(bytes, { maxPixels: options.maxPixels });
     if (gif.frames.length !== 1) return { status: 'kept', reason: `animated (${gif.frames.length} frames): the animations pass handles it`, warnings: [] };
+    const smallestPng = PNG_FRAMING_BYTES + MIN_IMAGE_DATA_BYTES;
+    if (bytes.length <= smallestPng) return { status: 'kept', reason: `PNG not smaller (${smallestPng} B, the least any PNG takes, against ${bytes.length} B)`, warnings: gif.warnings };
     const structure = readGifStructure(bytes);
     const frame = gif.frames[0].data;
     // What browsers show is what decodeGif composites; sharp's own decoder must agree, or the GIF is odd enough to leave alone.
@@ -57,14 +59,15 @@ export async function gifToPng({ bytes: input, options }) {
     const palette = structure.frames[0].localPalette ?? structure.globalPalette ?? [];
     const encoded = await encodePng(
       { data: frame, width: gif.width, height: gif.height },
-      { zopfliIterations: options.zopfliIterations, paletteOrder: palette.map((rgb) => ((rgb << 8) | 0xff) >>> 0) },
+      { zopfliIterations: options.zopfliIterations, paletteOrder: palette.map((rgb) => ((rgb << 8) | 0xff) >>> 0), smallerThan: bytes.length },
     );
-    const check = await samePixels(encoded.png, frame, gif.width, gif.height);
-    if (check) return { status: 'kept', reason: `PNG failed its pixel check (${check})`, warnings: gif.warnings };
     const detail = `${COLOR_TYPES[encoded.colorType]}, ${encoded.bitDepth} bit${encoded.bitDepth > 1 ? 's' : ''}, ${encoded.deflate}`;
     if (encoded.png.length >= bytes.length) {
       return { status: 'kept', reason: `PNG not smaller (${encoded.png.length} B, ${detail}, against ${bytes.length} B)`, warnings: gif.warnings, candidates: { png: encoded.png.length } };
     }
+    // Only a PNG that would be written needs the proof: decoded again, by sharp and by pagediet's own decoder.
+    const check = await samePixels(encoded.png, frame, gif.width, gif.height);
+    if (check) return { status: 'kept', reason: `PNG failed its pixel check (${check})`, warnings: gif.warnings };
     return { status: 'converted', bytes: encoded.png, format: 'png', detail, warnings: gif.warnings, candidates: { png: encoded.png.length } };
   });
 }
@@ -153,7 +156,10 @@ export async function recompressPng({ bytes: input, options }) {
     } else {
       const decoded = decodeApng(bytes);
       const frame = decoded.frames[0].data;
-      const encoded = await encodePng({ data: frame, width, height }, { zopfliIterations: options.zopfliIterations, chunks: carried });
+      const encoded = await encodePng(
+        { data: frame, width, height },
+        { zopfliIterations: options.zopfliIterations, chunks: carried, paletteOrder: paletteOf(chunks), smallerThan: bytes.length },
+      );
       const check = await samePixels(encoded.png, frame, width, height);
       if (check) return { status: 'kept', reason: `re-encoded PNG failed its pixel check (${check})`, warnings: [] };
       best = { bytes: encoded.png, detail: `${COLOR_TYPES[encoded.colorType]}, ${encoded.bitDepth} bit${encoded.bitDepth > 1 ? 's' : ''}, ${encoded.deflate}` };
@@ -165,6 +171,23 @@ export async function recompressPng({ bytes: input, options }) {
     if (best.bytes.length >= bytes.length) return { status: 'kept', reason: `not smaller (${best.bytes.length} B against ${bytes.length} B)`, warnings: [] };
     return { status: 'converted', bytes: best.bytes, format: 'png', detail: best.detail, warnings: [] };
   });
+}
+
+/**
+ * A palette PNG's own palette order (0xRRGGBBAA entries, alpha from tRNS), a
+ * candidate for the re-encoding as the GIF's is for gif-to-png: the same file
+ * encoded again then finds the order it was written in.
+ * @param {{ type: string, data: Buffer }[]} chunks
+ * @returns {number[] | undefined}
+ */
+function paletteOf(chunks) {
+  if (chunks[0].data[9] !== 3) return undefined;
+  const plte = chunks.find((c) => c.type === 'PLTE')?.data;
+  const alphas = chunks.find((c) => c.type === 'tRNS')?.data ?? Buffer.alloc(0);
+  if (!plte) return undefined;
+  return Array.from({ length: Math.floor(plte.length / 3) }, (_, i) => (
+    ((plte[i * 3] << 24) | (plte[i * 3 + 1] << 16) | (plte[i * 3 + 2] << 8) | (i < alphas.length ? alphas[i] : 255)) >>> 0
+  ));
 }
 
 /** Chunks that change the pixels a browser shows. */

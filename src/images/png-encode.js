@@ -1,10 +1,11 @@
 /**
  * Lossless PNG encoder that looks for the smallest exact file, as optipng and
- * zopflipng do: every colour type that holds the pixels exactly (palette in
- * several orders, grey, truecolour, with tRNS where one colour is transparent),
- * every filter strategy, ranked by a fast deflate; the two leaders are
- * compressed with libdeflate's strongest level, and, when asked, zopfli
- * recompresses the best one or two.
+ * zopflipng do: the colour types that hold the pixels exactly (palette in
+ * several orders, packed or one byte per index, grey, truecolour, with tRNS
+ * where one colour is transparent), each with the filter strategies that win
+ * on such data, ranked by libdeflate on a sample of rows; the leader (and the
+ * best unfiltered candidate, when it came close) is compressed with
+ * libdeflate's strongest level, and, when asked, zopfli recompresses it.
  *
  * Pixels are handled as "pixel words": the four RGBA bytes read as one
  * platform-endian Uint32, so that comparing and hashing a pixel is one operation.
@@ -27,6 +28,7 @@ import { PNG_SIGNATURE, chunk, ihdr } from './png-chunks.js';
  * @property {1 | 2 | 4 | 8} bitDepth
  * @property {Uint32Array} [palette] colour type 3: the entries as pixel words, in index order
  * @property {number} [transparentKey] colour types 0 and 2: the pixel word that tRNS makes transparent
+ * @property {FilterName[]} [screen] the filters worth ranking in this format; all when absent
  */
 
 /**
@@ -39,6 +41,7 @@ import { PNG_SIGNATURE, chunk, ihdr } from './png-chunks.js';
  * @typedef {object} Trial
  * @property {FilterName} filter
  * @property {number} size bytes of the zlib stream at the screening level (of a sample of the rows of a large raster)
+ * @property {Buffer} [data] the zlib stream itself, when it is final: every row, at the strongest level
  */
 
 /**
@@ -64,15 +67,37 @@ const ALPHA_MASK = (0xff << A_SHIFT) >>> 0;
 export const DEFAULT_ZOPFLI_ITERATIONS = 0;
 /** Below this many pixels, direct colour is tried even when a palette fits: PLTE costs more than the pixels save. */
 const SMALL_IMAGE_PIXELS = 16384;
-const UNFILTERED = /** @type {const} */ (['none', 'sub', 'up', 'average', 'paeth']);
-/** libdeflate level that ranks the candidates: level 12's ranking at a fraction of its time. */
-const SCREEN_LEVEL = 3;
+/** @type {FilterName[]} */
+const ALL_FILTERS = ['none', 'sub', 'up', 'average', 'paeth', 'minsum', 'entropy'];
+/** @type {FilterName[]} */
+const QUICK_FILTERS = ['none', 'minsum'];
+/** @type {FilterName[]} */
+const ADAPTIVE_FILTERS = ['minsum', 'entropy'];
+/** The filters that win on GIF-like images: unfiltered, or adaptive by either heuristic (sub, up, average and Paeth alone rarely do). */
+const LIKELY_FILTERS = /** @type {FilterName[]} */ (['none', ...ADAPTIVE_FILTERS]);
+/** An image where at least this share of pixels repeat the one before is drawn, not photographed: it is ranked unfiltered only. */
+const DRAWN_REPEATS = 0.5;
+/** libdeflate level that ranks the candidates: close to level 12's ranking at a fraction of its time. */
+const SCREEN_LEVEL = 9;
+/** The level of quick rankings (an animation's many comparisons of formats, blends and disposals). */
+const QUICK_LEVEL = 3;
 /** A larger filtered raster is ranked on bands of its rows: the ranking holds, the time does not grow with the image. */
 const SCREEN_SAMPLE_BYTES = 64 * 1024;
 const SCREEN_BAND_ROWS = 16;
 /** Up to this size the strongest level ranks too: it costs little, and a fast level's block choices are noise on tiny data. */
 const SMALL_SAMPLE_BYTES = 4096;
-const FINALISTS = 2;
+/** The best unfiltered candidate is compressed beside a filtered leader when it ranked within this fraction of it. */
+const UNFILTERED_MARGIN = 0.1;
+/** An unfiltered runner-up ranked on a sample is compressed beside an unfiltered leader when within this fraction of it. */
+const SAMPLED_RUNNER_UP_MARGIN = 0.01;
+/** Bytes of every PNG besides PLTE, tRNS and the image data: the signature, IHDR, and the framing of IDAT and IEND. */
+export const PNG_FRAMING_BYTES = 8 + 25 + 12 + 12;
+/**
+ * The shortest zlib stream of image data: its header and Adler-32, and a
+ * fixed-Huffman block of at least a filter byte and one sample (two 8-bit
+ * literals, a 3-bit block header and a 7-bit end code: 4 bytes).
+ */
+export const MIN_IMAGE_DATA_BYTES = 2 + 4 + 4;
 /** Chunks whose meaning depends on the colour type or the palette, which the encoder chooses. */
 const UNCARRIABLE = new Set(['IHDR', 'PLTE', 'IDAT', 'IEND', 'tRNS', 'bKGD', 'hIST', 'sBIT', 'acTL', 'fcTL', 'fdAT']);
 
@@ -131,6 +156,7 @@ function checkImage({ data, width, height }) {
  * @property {number | undefined} transparentKey the one colour (alpha 0) that all non-opaque pixels have, if so
  * @property {Uint8Array} greysSeen greysSeen[v] = 1 when grey value v occurs (meaningful when allGrey)
  * @property {number} pixels
+ * @property {number} repeats pixels equal to the one before them, in scan order
  */
 
 /** @param {Uint32Array[]} images @returns {ColourStats} */
@@ -141,7 +167,7 @@ function scanColours(images) {
   let overflow = false, allGrey = true, allOpaque = true, binaryAlpha = true, keyUnique = true;
   /** @type {number | undefined} */
   let key;
-  let pixels = 0;
+  let pixels = 0, runs = 0;
   for (const words of images) {
     const n = words.length;
     pixels += n;
@@ -151,6 +177,7 @@ function scanColours(images) {
       let j = i + 1;
       while (j < n && words[j] === word) j++;
       const run = j - i;
+      runs++;
       i = j;
       const count = counts.get(word);
       if (count !== undefined) counts.set(word, count + run);
@@ -171,7 +198,7 @@ function scanColours(images) {
     }
   }
   const keyUsable = key !== undefined && binaryAlpha && keyUnique && !occursOpaque(key, images, overflow ? undefined : counts);
-  return { counts, overflow, allGrey, allOpaque, transparentKey: keyUsable ? key : undefined, greysSeen, pixels };
+  return { counts, overflow, allGrey, allOpaque, transparentKey: keyUsable ? key : undefined, greysSeen, pixels, repeats: pixels - runs };
 }
 
 /**
@@ -209,9 +236,10 @@ export function paletteDepth(colours) {
  * Palette orders worth measuring. Non-opaque entries come first so that tRNS stays short.
  * @param {Map<number, number>} counts
  * @param {number[] | undefined} hint 0xRRGGBBAA colours in a preferred order
+ * @param {number[] | undefined} adjacent the colours in adjacency order, when wanted
  * @returns {[string, number[]][]} order name and its pixel words
  */
-function paletteOrders(counts, hint) {
+function paletteOrders(counts, hint, adjacent) {
   const appearance = [...counts.keys()];
   /** @param {number} word */
   const isOpaque = (word) => alphaOf(word) === 255;
@@ -231,6 +259,7 @@ function paletteOrders(counts, hint) {
   orders.push(['appearance', [...appearance].sort(opaqueLast)]);
   orders.push(['frequency', [...appearance].sort((a, b) => opaqueLast(a, b) || count(b) - count(a))]);
   orders.push(['luma', [...appearance].sort((a, b) => opaqueLast(a, b) || luma(a) - luma(b))]);
+  if (adjacent) orders.push(['adjacency', [...adjacent].sort(opaqueLast)]);
   return orders;
 }
 
@@ -241,35 +270,131 @@ function luma(word) {
 }
 
 /**
+ * The colours of images in an order where colours that touch (side by side
+ * or one above the other) get neighbouring indices, so that filtered
+ * palette data holds small differences: a chain built greedily from the pair
+ * that touches most, each next colour added at whichever end it touches most
+ * (after Zeng, Li and Lei's palette reordering for lossless compression).
+ * @param {Uint8Array[]} images RGBA data, all of one width
+ * @param {number} width
+ * @param {number[]} colours every colour of the images, as pixel words
+ * @returns {number[]} the same colours, reordered
+ */
+function adjacencyOrder(images, width, colours) {
+  const n = colours.length;
+  if (n < 3) return colours;
+  /** @type {Map<number, number>} */
+  const indexOf = new Map(colours.map((word, index) => [word, index]));
+  const touching = new Uint32Array(n * n);
+  for (const rgba of images) {
+    const distinct = distinctColours(rgba);
+    const global = distinct.colours.map((word) => /** @type {number} */ (indexOf.get(word)));
+    const indices = distinct.indices;
+    const height = indices.length / width;
+    for (let y = 0; y < height; y++) {
+      const row = y * width, below = y + 1 < height;
+      for (let x = 0; x < width; x++) {
+        const a = global[indices[row + x]];
+        if (x + 1 < width) {
+          const b = global[indices[row + x + 1]];
+          if (b !== a) touching[a * n + b]++;
+        }
+        if (below) {
+          const b = global[indices[row + width + x]];
+          if (b !== a) touching[a * n + b]++;
+        }
+      }
+    }
+  }
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) touching[a * n + b] = touching[b * n + a] = touching[a * n + b] + touching[b * n + a];
+  }
+  let first = 0, second = 1;
+  for (let a = 0; a < n; a++) {
+    for (let b = a + 1; b < n; b++) if (touching[a * n + b] > touching[first * n + second]) [first, second] = [a, b];
+  }
+  const chain = [first, second];
+  const placed = new Uint8Array(n);
+  placed[first] = placed[second] = 1;
+  while (chain.length < n) {
+    const left = chain[0], right = chain[chain.length - 1];
+    let next = -1, nextScore = -1, atLeft = false;
+    for (let c = 0; c < n; c++) {
+      if (placed[c]) continue;
+      if (touching[c * n + left] > nextScore) [next, nextScore, atLeft] = [c, touching[c * n + left], true];
+      if (touching[c * n + right] > nextScore) [next, nextScore, atLeft] = [c, touching[c * n + right], false];
+    }
+    placed[next] = 1;
+    if (atLeft) chain.unshift(next);
+    else chain.push(next);
+  }
+  return chain.map((index) => colours[index]);
+}
+
+/**
+ * Which filters each palette order is ranked with. The order of the indices
+ * matters little to unfiltered data (only to the Huffman tables and block
+ * boundaries deflate picks, where the GIF's own order, frequency and first
+ * appearance do well) and much to filtered data, where orders that put
+ * similar or touching colours side by side do.
+ * @type {Record<string, FilterName[]>}
+ */
+const ORDER_FILTERS = {
+  hint: LIKELY_FILTERS, appearance: ['none'], frequency: ['none'], luma: LIKELY_FILTERS, adjacency: ADAPTIVE_FILTERS,
+};
+
+/**
  * The exact formats worth trying for a set of images that are to share one
  * format (the frames of an APNG, or one image).
  * @param {Uint8Array[]} images RGBA data
- * @param {{ paletteOrder?: number[], allowGrey?: boolean }} [options] allowGrey false when an RGB ICC profile is carried
+ * @param {{ paletteOrder?: number[], allowGrey?: boolean, width?: number, screen?: boolean }} [options]
+ *   allowGrey: false when an RGB ICC profile is carried; width (of every image): also the adjacency palette
+ *   order, and one byte per palette index or grey sample where fewer bits would do (byte-aligned pixels
+ *   often deflate smaller); screen: each format with the filters worth ranking for it
  * @returns {PngFormat[]}
  */
 export function analyse(images, options = {}) {
   const stats = scanColours(images.map(pixelWords));
   const { counts, allGrey, allOpaque, transparentKey } = stats;
   const allowGrey = options.allowGrey ?? true;
+  const { width, screen: screened = false } = options;
+  // Drawn images (text, rules, charts: most pixels repeat the one before) deflate best unfiltered;
+  // filters pay on photographs and scans, where neighbours differ a little.
+  const drawn = stats.repeats >= stats.pixels * DRAWN_REPEATS;
   /** @type {PngFormat[]} */
   const formats = [];
+  /** @param {PngFormat} format @param {FilterName[]} filters */
+  const offer = (format, filters) => {
+    // Whole bytes per pixel help unfiltered data, where deflate then finds pixel-aligned repeats.
+    const byteWide = width && format.bitDepth < 8 ? { ...format, name: `${format.name}/8-bit`, bitDepth: /** @type {8} */ (8) } : undefined;
+    if (!screened) {
+      formats.push(format);
+      if (byteWide) formats.push(byteWide);
+      return;
+    }
+    const screen = drawn ? filters.filter((filter) => filter === 'none') : filters;
+    if (screen.length) formats.push({ ...format, screen });
+    if (byteWide && screen.includes('none')) formats.push({ ...byteWide, screen: ['none'] });
+  };
   if (!stats.overflow) {
     const bitDepth = paletteDepth(counts.size);
-    for (const [order, words] of paletteOrders(counts, options.paletteOrder)) {
-      formats.push({ name: `palette/${order}`, colorType: 3, bitDepth, palette: Uint32Array.from(words) });
+    // The adjacency order serves filtered data only, which drawn images do not get when screened.
+    const adjacent = width && !(screened && drawn) ? adjacencyOrder(images, width, [...counts.keys()]) : undefined;
+    for (const [order, words] of paletteOrders(counts, options.paletteOrder, adjacent)) {
+      offer({ name: `palette/${order}`, colorType: 3, bitDepth, palette: Uint32Array.from(words) }, ORDER_FILTERS[order]);
     }
   }
   // A palette nearly always beats direct colour on larger images; on small ones PLTE's cost can decide.
   const small = stats.pixels <= SMALL_IMAGE_PIXELS;
   if (allGrey && allowGrey) {
-    if (allOpaque) formats.push({ name: 'grey', colorType: 0, bitDepth: greyDepth(stats.greysSeen) });
-    if (transparentKey !== undefined) formats.push({ name: 'grey+trns', colorType: 0, bitDepth: greyDepth(stats.greysSeen), transparentKey });
+    if (allOpaque) offer({ name: 'grey', colorType: 0, bitDepth: greyDepth(stats.greysSeen) }, LIKELY_FILTERS);
+    if (transparentKey !== undefined) offer({ name: 'grey+trns', colorType: 0, bitDepth: greyDepth(stats.greysSeen), transparentKey }, LIKELY_FILTERS);
     // tRNS costs 14 bytes, more than an alpha channel adds to a tiny image.
-    if (!allOpaque && (transparentKey === undefined || small)) formats.push({ name: 'grey+alpha', colorType: 4, bitDepth: 8 });
+    if (!allOpaque && (transparentKey === undefined || small)) offer({ name: 'grey+alpha', colorType: 4, bitDepth: 8 }, LIKELY_FILTERS);
   } else if (stats.overflow || small) {
-    if (allOpaque) formats.push({ name: 'truecolour', colorType: 2, bitDepth: 8 });
-    if (transparentKey !== undefined) formats.push({ name: 'truecolour+trns', colorType: 2, bitDepth: 8, transparentKey });
-    if (!allOpaque && (transparentKey === undefined || small)) formats.push({ name: 'rgba', colorType: 6, bitDepth: 8 });
+    if (allOpaque) offer({ name: 'truecolour', colorType: 2, bitDepth: 8 }, LIKELY_FILTERS);
+    if (transparentKey !== undefined) offer({ name: 'truecolour+trns', colorType: 2, bitDepth: 8, transparentKey }, LIKELY_FILTERS);
+    if (!allOpaque && (transparentKey === undefined || small)) offer({ name: 'rgba', colorType: 6, bitDepth: 8 }, LIKELY_FILTERS);
   }
   return formats;
 }
@@ -339,20 +464,29 @@ function bitsPerPixel(format) {
 }
 
 /**
- * Scanlines of the raster in the format, without filter bytes.
+ * Scanlines of a raster in a format, without filter bytes.
+ * @typedef {object} PackedRaster
+ * @property {Uint8Array} raw
+ * @property {number} stride bytes per row
+ * @property {number} height
+ * @property {number} bpp bytes per complete pixel, at least 1 (the filters' unit)
+ */
+
+/**
  * @param {Uint8Array} rgba
  * @param {number} width
  * @param {number} height
  * @param {PngFormat} format
- * @returns {{ raw: Uint8Array, stride: number }}
+ * @returns {PackedRaster}
  */
 function packRaster(rgba, width, height, format) {
+  const bpp = Math.max(1, bitsPerPixel(format) >> 3);
   switch (format.colorType) {
-    case 6: return { raw: rgba, stride: width * 4 };
-    case 2: return { raw: pickChannels(rgba, [0, 1, 2]), stride: width * 3 };
-    case 4: return { raw: pickChannels(rgba, [0, 3]), stride: width * 2 };
-    case 0: return packSamples(greySamples(rgba, format), width, height, format.bitDepth);
-    case 3: return packSamples(paletteIndices(rgba, format), width, height, format.bitDepth);
+    case 6: return { raw: rgba, stride: width * 4, height, bpp };
+    case 2: return { raw: pickChannels(rgba, [0, 1, 2]), stride: width * 3, height, bpp };
+    case 4: return { raw: pickChannels(rgba, [0, 3]), stride: width * 2, height, bpp };
+    case 0: return { ...packSamples(greySamples(rgba, format), width, height, format.bitDepth), height, bpp };
+    case 3: return { ...packSamples(paletteIndices(rgba, format), width, height, format.bitDepth), height, bpp };
   }
 }
 
@@ -384,25 +518,58 @@ function greySamples(rgba, format) {
   return out;
 }
 
+/**
+ * The distinct colours of a raster in order of first appearance, and each
+ * pixel's index among them: computed once per raster (rasters are never
+ * modified once handed to the encoder), then every palette order is a
+ * permutation of these indices.
+ * @typedef {{ colours: number[], indices: Uint8Array }} Distinct
+ * @type {WeakMap<Uint8Array, Distinct>}
+ */
+const distinctOf = new WeakMap();
+
+/** @param {Uint8Array} rgba @returns {Distinct} */
+function distinctColours(rgba) {
+  const known = distinctOf.get(rgba);
+  if (known) return known;
+  const words = pixelWords(rgba);
+  /** @type {Map<number, number>} */
+  const indexOf = new Map();
+  const indices = new Uint8Array(words.length);
+  let lastWord = -1, lastIndex = 0;
+  for (let p = 0; p < words.length; p++) {
+    const word = words[p];
+    if (word !== lastWord) {
+      let index = indexOf.get(word);
+      if (index === undefined) {
+        if (indexOf.size === 256) throw new Error(`Pixel ${p} is colour 257: no palette holds it`);
+        index = indexOf.size;
+        indexOf.set(word, index);
+      }
+      lastWord = word;
+      lastIndex = index;
+    }
+    indices[p] = lastIndex;
+  }
+  const distinct = { colours: [...indexOf.keys()], indices };
+  distinctOf.set(rgba, distinct);
+  return distinct;
+}
+
 /** @param {Uint8Array} rgba @param {PngFormat} format @returns {Uint8Array} one palette index per pixel */
 function paletteIndices(rgba, format) {
   const palette = /** @type {Uint32Array} */ (format.palette);
   /** @type {Map<number, number>} */
   const indexOf = new Map();
   palette.forEach((word, index) => indexOf.set(word, index));
-  const words = pixelWords(rgba);
-  const out = new Uint8Array(words.length);
-  let lastWord = -1, lastIndex = 0;
-  for (let p = 0; p < words.length; p++) {
-    const word = words[p];
-    if (word !== lastWord) {
-      const index = indexOf.get(word);
-      if (index === undefined) throw new Error(`Pixel ${p} has a colour missing from the palette of ${format.name}`);
-      lastWord = word;
-      lastIndex = index;
-    }
-    out[p] = lastIndex;
-  }
+  const { colours, indices } = distinctColours(rgba);
+  const permutation = colours.map((word) => {
+    const index = indexOf.get(word);
+    if (index === undefined) throw new Error(`A pixel has a colour missing from the palette of ${format.name}`);
+    return index;
+  });
+  const out = new Uint8Array(indices.length);
+  for (let p = 0; p < indices.length; p++) out[p] = permutation[indices[p]];
   return out;
 }
 
@@ -432,46 +599,40 @@ function packSamples(samples, width, height, depth) {
 // ---------------------------------------------------------------- filtering
 
 /**
- * Filters every row with one filter type (0 none .. 4 Paeth).
- * @param {Uint8Array} raw
- * @param {number} stride bytes per row
- * @param {number} height
- * @param {number} bpp bytes per complete pixel, at least 1
+ * Filters row y of a raster with one filter type (0 none .. 4 Paeth) into out at o.
+ * @param {Uint8Array} out
+ * @param {number} o
+ * @param {PackedRaster} raster
+ * @param {number} y
  * @param {number} type
- * @returns {Uint8Array} rows, each with its filter byte
  */
-function filterRows(raw, stride, height, bpp, type) {
-  const out = new Uint8Array((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const row = y * stride, prev = row - stride, o = y * (stride + 1) + 1;
-    out[o - 1] = type;
-    const hasPrev = y > 0;
-    switch (type) {
-      case 0:
-        out.set(raw.subarray(row, row + stride), o);
-        break;
-      case 1:
-        for (let x = 0; x < stride; x++) out[o + x] = raw[row + x] - (x >= bpp ? raw[row + x - bpp] : 0);
-        break;
-      case 2:
-        for (let x = 0; x < stride; x++) out[o + x] = raw[row + x] - (hasPrev ? raw[prev + x] : 0);
-        break;
-      case 3:
-        for (let x = 0; x < stride; x++) {
-          const left = x >= bpp ? raw[row + x - bpp] : 0, up = hasPrev ? raw[prev + x] : 0;
-          out[o + x] = raw[row + x] - ((left + up) >> 1);
-        }
-        break;
-      case 4:
-        for (let x = 0; x < stride; x++) {
-          const left = x >= bpp ? raw[row + x - bpp] : 0, up = hasPrev ? raw[prev + x] : 0;
-          const upLeft = x >= bpp && hasPrev ? raw[prev + x - bpp] : 0;
-          out[o + x] = raw[row + x] - paeth(left, up, upLeft);
-        }
-        break;
+function filterRow(out, o, { raw, stride, bpp }, y, type) {
+  const row = y * stride, prev = row - stride;
+  const lead = Math.min(bpp, stride);
+  if (type === 0 || (type === 2 && y === 0)) {
+    out.set(raw.subarray(row, row + stride), o);
+  } else if (type === 1 || (type === 4 && y === 0)) {
+    // Paeth with no row above predicts from the left, as sub does.
+    for (let x = 0; x < lead; x++) out[o + x] = raw[row + x];
+    for (let x = lead; x < stride; x++) out[o + x] = raw[row + x] - raw[row + x - bpp];
+  } else if (type === 2) {
+    for (let x = 0; x < stride; x++) out[o + x] = raw[row + x] - raw[prev + x];
+  } else if (type === 3) {
+    if (y === 0) {
+      for (let x = 0; x < lead; x++) out[o + x] = raw[row + x];
+      for (let x = lead; x < stride; x++) out[o + x] = raw[row + x] - (raw[row + x - bpp] >> 1);
+    } else {
+      for (let x = 0; x < lead; x++) out[o + x] = raw[row + x] - (raw[prev + x] >> 1);
+      for (let x = lead; x < stride; x++) out[o + x] = raw[row + x] - ((raw[row + x - bpp] + raw[prev + x]) >> 1);
+    }
+  } else {
+    for (let x = 0; x < lead; x++) out[o + x] = raw[row + x] - raw[prev + x];
+    for (let x = lead; x < stride; x++) {
+      const a = raw[row + x - bpp], b = raw[prev + x], c = raw[prev + x - bpp];
+      const pa = b > c ? b - c : c - b, pb = a > c ? a - c : c - a, pabc = a + b - c - c, pc = pabc < 0 ? -pabc : pabc;
+      out[o + x] = raw[row + x] - (pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
     }
   }
-  return out;
 }
 
 /**
@@ -484,120 +645,154 @@ export function paeth(a, b, c) {
   return pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
 }
 
+/** libpng's heuristic: the sum of the bytes taken as signed magnitudes. @param {Uint8Array} bytes @param {number} start @param {number} end */
+function absoluteSum(bytes, start, end) {
+  let sum = 0;
+  for (let i = start; i < end; i++) sum += bytes[i] < 128 ? bytes[i] : 256 - bytes[i];
+  return sum;
+}
+
+/** n·log2(n) for the byte counts of a row, grown as wider rows come. */
+let nLogN = new Float64Array(0);
+/** @param {number} length */
+function nLogNUpTo(length) {
+  if (nLogN.length <= length) {
+    nLogN = new Float64Array(length + 1);
+    for (let n = 1; n <= length; n++) nLogN[n] = n * Math.log2(n);
+  }
+  return nLogN;
+}
+const histogram = new Uint32Array(256);
+
 /**
- * Per row, the filter whose output scores lowest.
- * @param {Uint8Array[]} filtered the five single-filter outputs
- * @param {number} stride
- * @param {number} height
- * @param {(bytes: Uint8Array) => number} score
+ * Shannon information of the bytes, in bits, less a constant for their
+ * length (which all filterings of a row share); zopflipng's 'entropy' strategy.
+ * @param {Uint8Array} bytes @param {number} start @param {number} end
  */
-function adaptiveRows(filtered, stride, height, score) {
-  const out = new Uint8Array((stride + 1) * height);
-  for (let y = 0; y < height; y++) {
-    const start = y * (stride + 1), end = start + stride + 1;
-    let best = filtered[0], bestScore = Infinity;
-    for (const candidate of filtered) {
-      const value = score(candidate.subarray(start + 1, end));
-      if (value < bestScore) [best, bestScore] = [candidate, value];
+function information(bytes, start, end) {
+  const table = nLogNUpTo(end - start);
+  for (let i = start; i < end; i++) histogram[bytes[i]]++;
+  let sum = 0;
+  for (let i = start; i < end; i++) {
+    const count = histogram[bytes[i]];
+    if (count) {
+      sum += table[count];
+      histogram[bytes[i]] = 0;
     }
-    out.set(best.subarray(start, end), start);
+  }
+  return -sum;
+}
+
+/** @type {Record<FilterName, number>} */
+const FILTER_TYPES = { none: 0, sub: 1, up: 2, average: 3, paeth: 4, minsum: -1, entropy: -1 };
+
+/**
+ * Some rows of a raster (all of them by default) with each of the given
+ * filters, each row with its filter byte. The adaptive filters choose per
+ * row the type whose output scores lowest, the first on a tie.
+ * @param {PackedRaster} raster
+ * @param {FilterName[]} filters
+ * @param {ArrayLike<number>} [rows] row numbers, ascending
+ * @returns {Map<FilterName, Uint8Array>}
+ */
+function filterRows(raster, filters, rows) {
+  const { stride, height } = raster;
+  const count = rows ? rows.length : height;
+  const line = stride + 1;
+  /** @type {Map<FilterName, Uint8Array>} */
+  const out = new Map(filters.map((filter) => [filter, new Uint8Array(line * count)]));
+  const adaptive = filters.filter((filter) => FILTER_TYPES[filter] < 0);
+  const fixed = filters.filter((filter) => FILTER_TYPES[filter] >= 0);
+  // Adaptive filters need all five types of each row; fixed ones write straight to their output.
+  const scratch = adaptive.length ? new Uint8Array(5 * stride) : null;
+  const scores = new Float64Array(5);
+  for (let i = 0; i < count; i++) {
+    const y = rows ? rows[i] : i, o = i * line;
+    if (!scratch) {
+      for (const filter of fixed) {
+        const target = /** @type {Uint8Array} */ (out.get(filter));
+        target[o] = FILTER_TYPES[filter];
+        filterRow(target, o + 1, raster, y, FILTER_TYPES[filter]);
+      }
+      continue;
+    }
+    for (let type = 0; type < 5; type++) filterRow(scratch, type * stride, raster, y, type);
+    for (const filter of fixed) {
+      const type = FILTER_TYPES[filter], target = /** @type {Uint8Array} */ (out.get(filter));
+      target[o] = type;
+      target.set(scratch.subarray(type * stride, (type + 1) * stride), o + 1);
+    }
+    for (const filter of adaptive) {
+      for (let type = 0; type < 5; type++) {
+        const start = type * stride, end = start + stride;
+        scores[type] = filter === 'minsum' ? absoluteSum(scratch, start, end) : information(scratch, start, end);
+      }
+      let best = 0;
+      for (let type = 1; type < 5; type++) if (scores[type] < scores[best]) best = type;
+      const target = /** @type {Uint8Array} */ (out.get(filter));
+      target[o] = best;
+      target.set(scratch.subarray(best * stride, (best + 1) * stride), o + 1);
+    }
   }
   return out;
 }
 
-/** libpng's heuristic: the sum of the bytes taken as signed magnitudes. @param {Uint8Array} bytes */
-function absoluteSum(bytes) {
-  let sum = 0;
-  for (let i = 0; i < bytes.length; i++) sum += bytes[i] < 128 ? bytes[i] : 256 - bytes[i];
-  return sum;
-}
-
-const histogram = new Uint32Array(256);
-/** Shannon information of the bytes, in bits; zopflipng's 'entropy' strategy. @param {Uint8Array} bytes */
-function information(bytes) {
-  histogram.fill(0);
-  for (let i = 0; i < bytes.length; i++) histogram[bytes[i]]++;
-  let bits = 0;
-  for (let v = 0; v < 256; v++) {
-    const count = histogram[v];
-    if (count) bits -= count * Math.log2(count / bytes.length);
-  }
-  return bits;
-}
-
 /**
- * Every filtering of a raster.
- * @param {Uint8Array} rgba
- * @param {number} width
- * @param {number} height
- * @param {PngFormat} format
- * @returns {Map<FilterName, Uint8Array>}
- */
-function filterings(rgba, width, height, format) {
-  const { raw, stride } = packRaster(rgba, width, height, format);
-  const bpp = Math.max(1, bitsPerPixel(format) >> 3);
-  const single = UNFILTERED.map((_, type) => filterRows(raw, stride, height, bpp, type));
-  /** @type {Map<FilterName, Uint8Array>} */
-  const result = new Map(UNFILTERED.map((name, type) => [name, single[type]]));
-  result.set('minsum', adaptiveRows(single, stride, height, absoluteSum));
-  result.set('entropy', adaptiveRows(single, stride, height, information));
-  return result;
-}
-
-/**
- * One filtering of a raster, rebuilt for the final compression.
+ * One filtering of a whole raster, for the final compression.
  * @param {Uint8Array} rgba
  * @param {number} width
  * @param {number} height
  * @param {PngFormat} format
  * @param {FilterName} filter
  */
-export function filterRaster(rgba, width, height, format, filter) {
-  const type = UNFILTERED.indexOf(/** @type {any} */ (filter));
-  if (type < 0) return /** @type {Uint8Array} */ (filterings(rgba, width, height, format).get(filter));
-  const { raw, stride } = packRaster(rgba, width, height, format);
-  return filterRows(raw, stride, height, Math.max(1, bitsPerPixel(format) >> 3), type);
+function filterRaster(rgba, width, height, format, filter) {
+  return /** @type {Uint8Array} */ (filterRows(packRaster(rgba, width, height, format), [filter]).get(filter));
+}
+
+/**
+ * The rows a raster is ranked on: all of a small one; evenly spaced bands of
+ * rows of a larger one, about SCREEN_SAMPLE_BYTES in all, so that ranking
+ * costs the same for every size.
+ * @param {number} rowBytes bytes of a filtered row, filter byte included
+ * @param {number} height
+ * @returns {number[] | undefined} undefined: every row
+ */
+function sampledRows(rowBytes, height) {
+  if (rowBytes * height <= SCREEN_SAMPLE_BYTES) return undefined;
+  const bands = Math.max(1, Math.floor(SCREEN_SAMPLE_BYTES / (SCREEN_BAND_ROWS * rowBytes)));
+  const bandStep = Math.floor(height / bands / SCREEN_BAND_ROWS) * SCREEN_BAND_ROWS;
+  if (bandStep < SCREEN_BAND_ROWS) return undefined;
+  /** @type {number[]} */
+  const rows = [];
+  for (let band = 0; band < bands; band++) for (let k = 0; k < SCREEN_BAND_ROWS; k++) rows.push(band * bandStep + k);
+  return rows;
 }
 
 // ---------------------------------------------------------------- compression
 
 /**
- * Measures every filtering with libdeflate at a fast level, which ranks them
- * almost as its strongest level does. A large raster is measured on evenly
- * spaced bands of rows, so ranking costs the same for every size.
+ * Measures filterings of a raster with libdeflate: at its strongest level
+ * when the (sampled) data are small, else at a middle level, which ranks
+ * them almost as the strongest does at a fraction of its time.
  * @param {Uint8Array} rgba
  * @param {number} width
  * @param {number} height
  * @param {PngFormat} format
- * @param {{ quick?: boolean }} [options] quick: only filter none and adaptive minsum, for comparing formats
+ * @param {{ quick?: boolean }} [options] quick: only filter none and adaptive minsum, at a fast level, for comparing formats
  * @returns {Promise<Ranking>}
  */
 export async function rankRaster(rgba, width, height, format, options = {}) {
+  const filters = options.quick ? QUICK_FILTERS : format.screen ?? ALL_FILTERS;
+  const raster = packRaster(rgba, width, height, format);
   /** @type {Trial[]} */
   const trials = [];
-  for (const [filter, bytes] of filterings(rgba, width, height, format)) {
-    if (options.quick && filter !== 'none' && filter !== 'minsum') continue;
-    const sample = sampleRows(bytes, height);
-    trials.push({ filter, size: libdeflate(sample, sample.length <= SMALL_SAMPLE_BYTES ? BEST_LEVEL : SCREEN_LEVEL).length });
+  const rows = sampledRows(raster.stride + 1, height);
+  for (const [filter, sample] of filterRows(raster, filters, rows)) {
+    const final = !rows && sample.length <= SMALL_SAMPLE_BYTES;
+    const data = libdeflate(sample, final ? BEST_LEVEL : options.quick ? QUICK_LEVEL : SCREEN_LEVEL);
+    trials.push(final ? { filter, size: data.length, data } : { filter, size: data.length });
   }
   return { trials: trials.sort((a, b) => a.size - b.size) };
-}
-
-/**
- * Evenly spaced bands of whole filtered rows, about SCREEN_SAMPLE_BYTES in all; the rows themselves when smaller.
- * @param {Uint8Array} filtered
- * @param {number} height
- */
-export function sampleRows(filtered, height) {
-  if (filtered.length <= SCREEN_SAMPLE_BYTES) return filtered;
-  const rowBytes = filtered.length / height;
-  const bandBytes = SCREEN_BAND_ROWS * rowBytes;
-  const bands = Math.max(1, Math.floor(SCREEN_SAMPLE_BYTES / bandBytes));
-  const bandStep = Math.floor(height / bands / SCREEN_BAND_ROWS) * SCREEN_BAND_ROWS * rowBytes;
-  if (bandStep < bandBytes) return filtered;
-  const sample = new Uint8Array(bands * bandBytes);
-  for (let band = 0; band < bands; band++) sample.set(filtered.subarray(band * bandStep, band * bandStep + bandBytes), band * bandBytes);
-  return sample;
 }
 
 /**
@@ -625,11 +820,12 @@ function candidatesOf(ranked) {
 }
 
 /**
- * The smallest of the screening's leaders at libdeflate's strongest level,
- * then zopfli on that one and on the best unfiltered candidate when asked.
- * The fast ranking is a poor guide for unfiltered palette data, where
- * zopfli's optimal parsing often gains 10-20% against a few percent on
- * filtered data.
+ * The screening's leader compressed at libdeflate's strongest level, with the
+ * best unfiltered candidate beside it when that came close (a middle level
+ * undervalues unfiltered palette and grey data, which the strongest level's
+ * optimal parsing shrinks far more than filtered data), and a close
+ * unfiltered runner-up beside an unfiltered leader ranked on a sample. When
+ * asked, zopfli then recompresses the winner and the best unfiltered one.
  * @param {Uint8Array} rgba
  * @param {number} width
  * @param {number} height
@@ -638,21 +834,28 @@ function candidatesOf(ranked) {
  * @returns {Promise<EncodedRaster & { format: PngFormat }>}
  */
 async function finish(rgba, width, height, candidates, zopfliIterations) {
-  const finalists = candidates.slice(0, FINALISTS).map((candidate) => {
-    const data = libdeflate(filterRaster(rgba, width, height, candidate.format, candidate.trial.filter));
+  const leader = candidates[0];
+  const unfiltered = candidates.find(({ format, trial }) => trial.filter === 'none' && (format.colorType === 3 || format.colorType === 0));
+  const contenders = unfiltered && unfiltered !== leader && screenedSize(unfiltered) <= screenedSize(leader) * (1 + UNFILTERED_MARGIN)
+    ? [leader, unfiltered] : [leader];
+  // Ranked on a sample, unfiltered candidates in other palette orders come out misordered when about 2% apart or closer
+  // (the strongest level's block boundaries and Huffman tables differ with the order): a close runner-up is compressed too.
+  const runnerUp = candidates[1];
+  if (runnerUp && leader.trial.filter === 'none' && runnerUp.trial.filter === 'none' && !contenders.includes(runnerUp)
+    && (isSampled(leader, width, height) || isSampled(runnerUp, width, height))
+    && screenedSize(runnerUp) <= screenedSize(leader) * (1 + SAMPLED_RUNNER_UP_MARGIN)) contenders.push(runnerUp);
+  const finalists = contenders.map((candidate) => {
+    const data = candidate.trial.data ?? libdeflate(filterRaster(rgba, width, height, candidate.format, candidate.trial.filter));
     return { candidate, data, total: candidate.overhead + data.length };
   });
   const winner = finalists.reduce((best, finalist) => (finalist.total < best.total ? finalist : best));
   /** @type {EncodedRaster & { format: PngFormat }} */
   let result = {
     format: winner.candidate.format, data: winner.data, filter: filterLabel(winner.candidate.trial.filter),
-    deflate: 'libdeflate', candidates: candidates.length + finalists.length,
+    deflate: 'libdeflate', candidates: candidates.length + finalists.filter(({ candidate }) => !candidate.trial.data).length,
   };
   if (zopfliIterations <= 0) return result;
-  // Unfiltered is the conventional choice for palette and grey images, rarely for direct colour.
-  const unfiltered = candidates.find(({ format, trial }) => trial.filter === 'none' && (format.colorType === 3 || format.colorType === 0));
-  const picks = unfiltered && !(unfiltered.format === winner.candidate.format && unfiltered.trial.filter === winner.candidate.trial.filter)
-    ? [winner.candidate, unfiltered] : [winner.candidate];
+  const picks = unfiltered && unfiltered !== winner.candidate ? [winner.candidate, unfiltered] : [winner.candidate];
   let smallest = winner.total;
   for (const { format, overhead, trial } of picks) {
     const data = await zopfliDeflate(filterRaster(rgba, width, height, format, trial.filter), zopfliIterations);
@@ -663,6 +866,14 @@ async function finish(rgba, width, height, candidates, zopfliIterations) {
     }
   }
   return result;
+}
+
+/**
+ * Whether a candidate was ranked on a sample of its rows.
+ * @param {Candidate} candidate @param {number} width @param {number} height
+ */
+function isSampled({ format }, width, height) {
+  return sampledRows(Math.ceil((width * bitsPerPixel(format)) / 8) + 1, height) !== undefined;
 }
 
 /** @param {FilterName} filter */
@@ -685,21 +896,6 @@ export async function finishRaster(rgba, width, height, format, ranking, zopfliI
   return { data, filter, deflate: method, candidates };
 }
 
-/**
- * The smallest compressed scanlines of one raster in a given format.
- * @param {Uint8Array} rgba width*height*4 bytes
- * @param {number} width
- * @param {number} height
- * @param {PngFormat} format
- * @param {{ zopfliIterations?: number }} [options]
- * @returns {Promise<EncodedRaster>}
- */
-export async function encodeRaster(rgba, width, height, format, options = {}) {
-  checkImage({ data: rgba, width, height });
-  const ranking = await rankRaster(rgba, width, height, format);
-  return finishRaster(rgba, width, height, format, ranking, zopfliIterationsOf(options));
-}
-
 /** @param {{ zopfliIterations?: number }} options */
 export function zopfliIterationsOf(options) {
   const iterations = options.zopfliIterations ?? DEFAULT_ZOPFLI_ITERATIONS;
@@ -714,6 +910,8 @@ export function zopfliIterationsOf(options) {
  * @property {number} [zopfliIterations] default 0 (libdeflate only); more adds zopfli, slower, sometimes a little smaller
  * @property {number[]} [paletteOrder] colours (RGBA as one 32-bit number, red highest) in a preferred palette order, e.g. the GIF's
  * @property {{ type: string, data: Uint8Array }[]} [chunks] ancillary chunks to carry (gAMA, cHRM, sRGB, iCCP), written before PLTE
+ * @property {number} [smallerThan] the size to beat (the original file's): formats whose chunks alone reach it are not
+ *   tried, except the one with the fewest, so that there is always a result
  */
 
 /**
@@ -743,7 +941,14 @@ export async function encodePng(image, options = {}) {
   });
   // An ICC profile describes RGB or grey data, not both: keep the colour model it was made for.
   const allowGrey = !(options.chunks ?? []).some(({ type }) => type === 'iCCP');
-  const formats = analyse([data], { paletteOrder: options.paletteOrder, allowGrey });
+  const offered = analyse([data], { paletteOrder: options.paletteOrder, allowGrey, width, screen: true });
+  // Signature, IHDR, IDAT and IEND framing, carried chunks and the shortest image data a format could have.
+  const fixedBytes = PNG_FRAMING_BYTES + carried.reduce((total, part) => total + part.length, 0) + MIN_IMAGE_DATA_BYTES;
+  const leastOverhead = Math.min(...offered.map(formatOverhead));
+  const formats = offered.filter((format) => {
+    const overhead = formatOverhead(format);
+    return overhead === leastOverhead || fixedBytes + overhead < (options.smallerThan ?? Infinity);
+  });
 
   const ranked = [];
   for (const format of formats) ranked.push({ format, ranking: await rankRaster(data, width, height, format) });

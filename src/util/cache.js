@@ -32,8 +32,8 @@ export function defaultCacheDir(from = process.cwd()) {
   return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pagediet');
 }
 
-/** Raised whenever a job's output changes for the same input and options within one release (2: libdeflate replaced zlib and zopfli by default). */
-const RESULTS_REVISION = 2;
+/** Raised whenever a job's output changes for the same input and options within one release (2: libdeflate replaced zlib and zopfli by default; 3: the PNG encoder's new candidates and ranking). */
+const RESULTS_REVISION = 3;
 
 /**
  * The key of a result: a hash of the job's name, its options and its input bytes.
