@@ -240,3 +240,38 @@ describe('--prune', () => {
     expect(zlib.crc32(await fs.readFile(path.join(out, 'a.png')))).toBe(zlib.crc32(await fs.readFile(path.join(out, 'b.png'))));
   }, 60_000);
 });
+
+describe('gif-to-png with --lossy', () => {
+  it('writes a lossy WebP only where it reaches the quality floor and is smaller than the lossless result, and points the references at it', async () => {
+    const cacheDir = await tempDir('pagediet-cache-');
+    const losslessOut = path.join(await tempDir(), 'out');
+    const lossless = await build({ input: MICROSCAPE, output: losslessOut, only: ['gif-to-png'], cacheDir });
+    const lossyOut = path.join(await tempDir(), 'out');
+    const lossy = await build({ input: MICROSCAPE, output: lossyOut, only: ['gif-to-png'], cacheDir, lossy: true, quality: [65, 80] });
+    expect(lossless.assets.filter((a) => a.path.endsWith('.webp'))).toEqual([]);
+    const webps = lossy.passes[0].decisions.filter((d) => d.action === 'changed' && d.reason.includes('lossy WebP'));
+    expect(webps.length).toBeGreaterThan(0);
+    const losslessSize = (/** @type {string} */ file) => {
+      const d = lossless.passes[0].decisions.find((x) => x.file === file && x.action === 'changed');
+      const target = d ? /→ (\S+):/.exec(d.reason)?.[1] : null;
+      return target ? /** @type {{ bytesOut: number }} */ (lossless.assets.find((a) => a.path === target)).bytesOut : /** @type {{ bytesIn: number }} */ (lossless.assets.find((a) => a.path === file)).bytesIn;
+    };
+    const { meanSquaredError, mseToQuality } = await import('../src/images/lossy.js');
+    for (const d of webps) {
+      const target = /** @type {string} */ (/→ (\S+):/.exec(d.reason)?.[1]);
+      expect(target).toMatch(/\.webp$/);
+      const bytes = await fs.readFile(path.join(lossyOut, target));
+      expect(bytes.length, target).toBeLessThan(losslessSize(d.file));
+      const original = decodeGif(await fs.readFile(path.join(MICROSCAPE, d.file))).frames[0].data;
+      const decoded = await sharp(bytes).ensureAlpha().raw().toBuffer();
+      const quality = mseToQuality(meanSquaredError(original, decoded));
+      expect(quality, target).toBeGreaterThanOrEqual(65);
+      expect(d.reason).toContain(`quality ${quality} `);
+      // Every page reference to the GIF now points at the WebP, which exists.
+      expect(lossy.references.filter((r) => r.target === d.file && r.kind !== 'anchor')).toEqual([]);
+      expect(lossy.references.some((r) => r.target === target)).toBe(true);
+    }
+    // Lossy never grows a page's images: every image is at most its lossless size.
+    expect(lossy.totals.pageBytesAfter).toBeLessThan(lossless.totals.pageBytesAfter);
+  }, 120_000);
+});

@@ -10,7 +10,7 @@ import { MIN_IMAGE_DATA_BYTES, PNG_FRAMING_BYTES, encodePng } from './png-encode
 import { decodeApng, encodeApng } from './apng.js';
 import { readChunks, chunk, PNG_SIGNATURE } from './png-chunks.js';
 import { deflatePng } from './deflate.js';
-import { lossyPng } from './lossy.js';
+import { lossyPng, lossyWebp } from './lossy.js';
 import zlib from 'node:zlib';
 
 /**
@@ -41,7 +41,7 @@ import zlib from 'node:zlib';
 
 /**
  * A static GIF to PNG.
- * @param {{ bytes: Uint8Array, options: ImageJobOptions }} input
+ * @param {{ bytes: Uint8Array, options: ImageJobOptions & { lossy?: boolean, quality?: [number, number] } }} input
  * @returns {Promise<ImageResult>}
  */
 export async function gifToPng({ bytes: input, options }) {
@@ -62,13 +62,23 @@ export async function gifToPng({ bytes: input, options }) {
       { zopfliIterations: options.zopfliIterations, paletteOrder: palette.map((rgb) => ((rgb << 8) | 0xff) >>> 0), smallerThan: bytes.length },
     );
     const detail = `${COLOR_TYPES[encoded.colorType]}, ${encoded.bitDepth} bit${encoded.bitDepth > 1 ? 's' : ''}, ${encoded.deflate}`;
+    /** @type {ImageResult} */
+    let lossless;
     if (encoded.png.length >= bytes.length) {
-      return { status: 'kept', reason: `PNG not smaller (${encoded.png.length} B, ${detail}, against ${bytes.length} B)`, warnings: gif.warnings, candidates: { png: encoded.png.length } };
+      lossless = { status: 'kept', reason: `PNG not smaller (${encoded.png.length} B, ${detail}, against ${bytes.length} B)`, warnings: gif.warnings, candidates: { png: encoded.png.length } };
+    } else {
+      // Only a PNG that would be written needs the proof: decoded again, by sharp and by pagediet's own decoder.
+      const check = await samePixels(encoded.png, frame, gif.width, gif.height);
+      lossless = check
+        ? { status: 'kept', reason: `PNG failed its pixel check (${check})`, warnings: gif.warnings }
+        : { status: 'converted', bytes: encoded.png, format: 'png', detail, warnings: gif.warnings, candidates: { png: encoded.png.length } };
     }
-    // Only a PNG that would be written needs the proof: decoded again, by sharp and by pagediet's own decoder.
-    const check = await samePixels(encoded.png, frame, gif.width, gif.height);
-    if (check) return { status: 'kept', reason: `PNG failed its pixel check (${check})`, warnings: gif.warnings };
-    return { status: 'converted', bytes: encoded.png, format: 'png', detail, warnings: gif.warnings, candidates: { png: encoded.png.length } };
+    if (!options.lossy || !options.quality) return lossless;
+    // Asked for lossy: a WebP that reaches the quality floor wins when it is smaller than the lossless result.
+    const smallest = lossless.status === 'converted' ? lossless.bytes.length : bytes.length;
+    const { webp, quality } = await lossyWebp(frame, gif.width, gif.height, options.quality);
+    if (!webp || webp.length >= smallest) return lossless;
+    return { status: 'converted', bytes: webp, format: 'webp', detail: `lossy WebP, quality ${quality} (floor ${options.quality[0]}; lossless ${smallest} B)`, warnings: gif.warnings, candidates: { png: encoded.png.length, webp: webp.length } };
   });
 }
 

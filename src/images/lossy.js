@@ -19,9 +19,34 @@ import sharp from 'sharp';
  */
 export async function lossyPng(rgba, width, height, [min, max]) {
   const png = await sharp(rgba, { raw: { width, height, channels: 4 } }).png({ palette: true, quality: max, effort: 10, compressionLevel: 9 }).toBuffer();
-  const back = await sharp(png).ensureAlpha().raw().toBuffer();
-  const quality = mseToQuality(meanSquaredError(rgba, back));
+  const quality = await qualityOf(rgba, png);
   return { png: quality >= min ? png : null, quality };
+}
+
+/**
+ * Lossy WebP (libwebp in sharp) at quality MAX, kept only when it reaches the
+ * floor on the same scale as lossy PNG. Smart chroma subsampling, because
+ * GIF-style graphics have sharp colour edges that plain 4:2:0 smears.
+ * @param {Buffer} rgba
+ * @param {number} width
+ * @param {number} height
+ * @param {[number, number]} quality floor and target, 0-100
+ * @returns {Promise<{ webp: Buffer | null, quality: number }>} webp null when the floor is not reached
+ */
+export async function lossyWebp(rgba, width, height, [min, max]) {
+  const webp = await sharp(rgba, { raw: { width, height, channels: 4 } }).webp({ quality: max, effort: 6, smartSubsample: true }).toBuffer();
+  const quality = await qualityOf(rgba, webp);
+  return { webp: quality >= min ? webp : null, quality };
+}
+
+/**
+ * An encoded image's quality against the RGBA it was made from, decoded by sharp.
+ * @param {Buffer} rgba
+ * @param {Buffer} encoded
+ */
+async function qualityOf(rgba, encoded) {
+  const back = await sharp(encoded).ensureAlpha().raw().toBuffer();
+  return mseToQuality(meanSquaredError(rgba, back));
 }
 
 /**
