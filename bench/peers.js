@@ -48,7 +48,7 @@ const IMAGE_PASSES = ['gif-to-png', 'animations', 'png'];
  * @typedef {import('./peers/limits.js').TextLimits} TextLimits
  * @typedef {{ tools: Record<string, boolean>, images: Record<string, ImageLimits>, text: Record<string, TextLimits> }} Limits
  * @typedef {{ name: string, description: string, files: { path: string, before: number, after: number }[], decisions: { file: string, action: string, reason: string }[], ms: number }} PassSummary
- * @typedef {{ passes: PassSummary[], work: { jobs: number, cacheHits: number } }} Summary
+ * @typedef {{ passes: PassSummary[], work: { jobs: number, cacheHits: number, passesReplayed: number } }} Summary
  */
 
 const tools = ensureDebianTools();
@@ -75,9 +75,9 @@ for (const site of SITES) {
   const dir = path.join(work, `${site}-out`);
   await fs.mkdir(dir);
   const cacheDir = path.join(dir, 'cache');
-  /** @param {string} out */
-  const pagediet = async (out) => {
-    const m = await measure(process.execPath, [path.join(ROOT, 'bin/pagediet.js'), 'build', input, '-o', out, '--cache-dir', cacheDir, '--no-report', '--json', '--minify-html']);
+  /** @param {string} out @param {string[]} [flags] */
+  const pagediet = async (out, flags = []) => {
+    const m = await measure(process.execPath, [path.join(ROOT, 'bin/pagediet.js'), 'build', input, '-o', out, '--cache-dir', cacheDir, '--no-report', '--json', '--minify-html', ...flags]);
     const summary = /** @type {Summary} */ (JSON.parse(m.stdout));
     return { usage: usage(m), summary };
   };
@@ -88,7 +88,7 @@ for (const site of SITES) {
   };
   console.log(`${site}: ${description}`);
   const out = {
-    pagedietCold: path.join(dir, 'pagediet-cold'), pagedietWarm: path.join(dir, 'pagediet-warm'),
+    pagedietCold: path.join(dir, 'pagediet-cold'), pagedietWarm: path.join(dir, 'pagediet-warm'), pagedietLossy: path.join(dir, 'pagediet-lossy'),
     peers1: path.join(dir, 'peers-1'), peers2: path.join(dir, 'peers-2'),
     lossless1: path.join(dir, 'peers-lossless-1'), lossless2: path.join(dir, 'peers-lossless-2'),
   };
@@ -99,7 +99,10 @@ for (const site of SITES) {
   const lossless1 = await peers(out.lossless1, true);
   log('peers, lossless WebP', lossless1.usage);
   const warm = await pagediet(out.pagedietWarm);
-  log('pagediet, warm', warm.usage, `${warm.summary.work.jobs} jobs, ${warm.summary.work.cacheHits} cache hits`);
+  log('pagediet, warm', warm.usage, `${warm.summary.work.jobs} jobs, ${warm.summary.work.cacheHits} cache hits, ${warm.summary.work.passesReplayed} passes replayed`);
+  // Lossy, like the peers' default WebP: the same cache, so only the image work that --lossy changes is done again.
+  const lossy = await pagediet(out.pagedietLossy, ['--lossy']);
+  log('pagediet --lossy (warm cache)', lossy.usage, `${lossy.summary.work.jobs} jobs`);
   const peers2 = await peers(out.peers2, false);
   log('peers, again', peers2.usage);
   const lossless2 = await peers(out.lossless2, true);
@@ -115,7 +118,7 @@ for (const site of SITES) {
   const pages = await pagesOf(input);
   /** @type {Record<string, VisitFigures>} */
   const visits = {};
-  for (const [name, root] of /** @type {const} */ ([['input', input], ['pagediet', out.pagedietCold], ['peers', out.peers1], ['peersLossless', out.lossless1]])) {
+  for (const [name, root] of /** @type {const} */ ([['input', input], ['pagediet', out.pagedietCold], ['pagedietLossy', out.pagedietLossy], ['peers', out.peers1], ['peersLossless', out.lossless1]])) {
     visits[name] = await visit(root, pages);
   }
   const images = await imageFigures(input, out.pagedietCold, out.peers1, out.lossless1, cold.summary, limits);
@@ -124,6 +127,7 @@ for (const site of SITES) {
     description, pages: pages.length,
     builds: {
       pagediet: { cold: cold.usage, warm: warm.usage, work: { cold: cold.summary.work, warm: warm.summary.work }, passMs: passTimes(cold.summary, warm.summary) },
+      pagedietLossy: { usage: lossy.usage, work: lossy.summary.work, lossyImages: lossyImages(lossy.summary) },
       peers: { run1: peers1.usage, run2: peers2.usage, counts: peers1.counts },
       peersLossless: { run1: lossless1.usage, run2: lossless2.usage, counts: lossless1.counts },
       limits: usage(limitRun),
@@ -145,6 +149,15 @@ results.totalSeconds = round((performance.now() - started) / 1000, 1);
 await fs.writeFile(JSON_OUT, `${JSON.stringify(results, null, 2)}\n`);
 if (!KEEP) await fs.rm(work, { recursive: true, force: true });
 console.log(`whole benchmark: ${results.totalSeconds} s wall; figures in ${JSON_OUT}`);
+
+/**
+ * The images a --lossy build encoded lossily, from its decisions ("..., quality NN, ...").
+ * @param {Summary} summary
+ */
+function lossyImages(summary) {
+  const qualities = summary.passes.flatMap((p) => p.decisions ?? []).filter((d) => d.action === 'changed' && /\blossy\b/.test(d.reason)).map((d) => Number(/quality (\d+)/.exec(d.reason)?.[1] ?? NaN)).filter((q) => !Number.isNaN(q));
+  return { count: qualities.length, lowestQuality: qualities.length ? Math.min(...qualities) : null };
+}
 
 /** @param {import('./peers/measure.js').Measured} m @returns {Usage} */
 function usage(m) {
@@ -331,11 +344,11 @@ function table(site, r) {
   const rows = [
     `### ${site} (${r.description}; ${r.pages} pages)`,
     '',
-    `| per page (${VISIT_PROFILE.protocol}, ${VISIT_PROFILE.network}) | input | pagediet | peers | pagediet/peers | peers, lossless WebP | pagediet/that |`,
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| per page (${VISIT_PROFILE.protocol}, ${VISIT_PROFILE.network}) | input | pagediet | peers | pagediet/peers | pagediet --lossy | that/peers | peers, lossless WebP | pagediet/that |`,
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
   /** @param {string} label @param {(x: VisitFigures) => number} f */
-  const visitRow = (label, f) => rows.push(`| ${label} | ${fmt(f(v.input))} | ${fmt(f(v.pagediet))} | ${fmt(f(v.peers))} | ${ratio(f(v.pagediet), f(v.peers))} | ${fmt(f(v.peersLossless))} | ${ratio(f(v.pagediet), f(v.peersLossless))} |`);
+  const visitRow = (label, f) => rows.push(`| ${label} | ${fmt(f(v.input))} | ${fmt(f(v.pagediet))} | ${fmt(f(v.peers))} | ${ratio(f(v.pagediet), f(v.peers))} | ${fmt(f(v.pagedietLossy))} | ${ratio(f(v.pagedietLossy), f(v.peers))} | ${fmt(f(v.peersLossless))} | ${ratio(f(v.pagediet), f(v.peersLossless))} |`);
   visitRow('first visit, bytes on the wire', (x) => x.firstWireBytes);
   visitRow('first visit, response bodies', (x) => x.firstBodyBytes);
   visitRow('requests', (x) => x.requests);
@@ -374,6 +387,8 @@ function table(site, r) {
   const pxl = r.images.peersLosslessPixels;
   if (px.checked) rows.push('', `Still images the peers made from GIFs (all of them, used or not) that show other pixels than their GIF: ${px.differ} of ${px.checked} (largest channel difference ${px.worstChannelDifference} of 255); with lossless WebP ${pxl.differ} of ${pxl.checked}.`);
   else rows.push('');
+  const l = b.pagedietLossy;
+  rows.push(`pagediet --lossy (a third build, same cache: ${fmt(l.usage.wallSeconds)} s wall) made ${l.lossyImages.count} images lossy (lowest quality ${fmt(l.lossyImages.lowestQuality)} on libimagequant's scale, floor 65).`);
   rows.push(`Limit references took ${fmt(b.limits.wallSeconds)} s wall, ${fmt(b.limits.cpuSeconds)} s CPU. Same output cold and warm: pagediet ${r.sameOutput.pagediet}, peers ${r.sameOutput.peers}, lossless ${r.sameOutput.peersLossless}. Site measured in ${r.seconds} s.`);
   rows.push(`pagediet pass times, cold/warm ms: ${Object.entries(b.pagediet.passMs).map(([n, t]) => `${n} ${/** @type {any} */ (t).cold}/${/** @type {any} */ (t).warm}`).join(', ')}.`);
   return rows.join('\n');
