@@ -13,7 +13,7 @@ export default {
   name: 'png',
   description: 'PNGs re-encoded losslessly, smaller or left as they are',
   options: {
-    zopfliIterations: { type: 'number', default: IMAGE_DEFAULTS.zopfliIterations, description: 'zopfli iterations for the image data' },
+    zopfliIterations: { type: 'number', default: IMAGE_DEFAULTS.zopfliIterations, description: 'zopfli iterations on top of libdeflate for the image data; 0 (the default): libdeflate only' },
     lossy: { type: 'boolean', default: false, description: 'allow a quantized palette for truecolour PNGs' },
     quality: { type: 'string', default: '65-80', description: 'lossy quality, MIN-MAX: the floor a result must reach, and the target' },
   },
