@@ -43,6 +43,17 @@ describe('minify-html', () => {
     expect(await fs.readFile(path.join(out, 'minify.html'))).toEqual(await fs.readFile(path.join(MARKUP, 'minify.html')));
   });
 
+  it('removes a comment left open at the end of a page up to the end, and nothing past it (found by fuzzing)', async () => {
+    const pages = { 'a.html': '<p>a</p>\n<!-- open', 'b.html': '<p>a <!-- x', 'c.html': '<p>a</p> <!--' };
+    const input = await writeTree(await tempDir(), pages);
+    const out = path.join(await tempDir(), 'out');
+    const summary = await build({ input, output: out, passes: [minifyHtml], cache: false, minifyHtml: true });
+    expect(summary.warnings.filter((w) => w.code === 'minify-html-failed')).toEqual([]);
+    expect((await fs.readFile(path.join(out, 'a.html'))).toString()).toBe('<p>a</p>');
+    expect((await fs.readFile(path.join(out, 'b.html'))).toString()).toBe('<p>a ');
+    expect((await fs.readFile(path.join(out, 'c.html'))).toString()).toBe('<p>a</p>');
+  });
+
   it('removes comments and whitespace between blocks, and keeps conditional and <!--! --> comments, bogus comments, pre, textarea, script and inline whitespace', async () => {
     const out = path.join(await tempDir(), 'out');
     const summary = await build({ input: MARKUP, output: out, passes: [minifyHtml], minifyHtml: true, cache: false });

@@ -62,7 +62,9 @@ export function minifyHtmlEdits(view, options) {
   /** @param {AnyNode} node */
   const remove = (node) => {
     const loc = /** @type {NonNullable<ReturnType<typeof location>>} */ (location(node));
-    edits.push({ start: view.byteOffset(loc.startOffset), end: view.byteOffset(loc.endOffset), bytes: Buffer.alloc(0) });
+    // parse5 ends a comment left open at the end of the file one past the text: it runs to the end, no further.
+    const end = Math.min(loc.endOffset, view.text.length);
+    edits.push({ start: view.byteOffset(loc.startOffset), end: view.byteOffset(end), bytes: Buffer.alloc(0) });
   };
   for (const node of nodes(root)) {
     if (node.type === 'comment' && removableComment(view, node)) {
