@@ -1,7 +1,7 @@
 /**
  * What a browser fetches after a response: the subresources of a page or a
  * style sheet, found with the same extractors as the site model (for a page:
- * the same parse and walk, into a leaner tree, discovery-tree.js), resolved
+ * the same parse, without cheerio.load, and walk: discovery-tree.js), resolved
  * as URLs against the response's URL (and <base href>), same origin only.
  */
 import { DocumentView } from '../site/document-view.js';

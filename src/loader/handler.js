@@ -279,7 +279,11 @@ async function respond(root, tags, find, req, res, entry, remember) {
     if (coding === 'identity') headers['Accept-Ranges'] = 'bytes';
     else headers['Content-Encoding'] = coding;
     if (remember && source.bytes) {
-      remember({ file: file.path, coding, etag, modified: stats.mtime, validators, headers: { ...headers, 'Content-Length': stats.size }, bytes: source.bytes });
+      // A whole file from a snapshot, no Range: answered as every later request with the same key will be.
+      const answer = { file: file.path, coding, etag, modified: stats.mtime, validators, headers: { ...headers, 'Content-Length': stats.size }, bytes: source.bytes };
+      remember(answer);
+      sendAnswer(req, res, entry, answer);
+      return;
     }
     if (isNotModified(req.headers, etag, stats.mtime)) {
       writeHead(res, 304, validators);

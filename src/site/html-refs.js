@@ -65,8 +65,8 @@ export function htmlReferences(view) {
 /**
  * The references of a page, from the tree parse5 built of its view with source
  * locations. Only elements' type, name, attribs, parent, children and
- * sourceCodeLocation are read, so the robot's discovery walks a leaner tree of
- * the same parse (src/loader/discovery-tree.js) with this same walk.
+ * sourceCodeLocation are read; the robot's discovery walks the same parse,
+ * made without cheerio.load (src/loader/discovery-tree.js), with this same walk.
  * @param {DocumentView} view
  * @param {AnyNode} root
  * @returns {{ references: FoundReference[], baseHref: string | null }}
