@@ -9,11 +9,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { decodeGif } from '../src/images/gif.js';
 import { MARKER } from '../src/output.js';
+import { textImagePlan } from '../src/text-images/plan.js';
+import { imageErrorReason } from '../src/util/image-error.js';
 import { badCorpus, stripesGif } from '../scripts/fixtures/bad.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 
 const CORPUS = path.resolve('fixtures/bad');
 const GIF = stripesGif();
+/** @type {import('../src/text-images/plan.js').PlanOptions} */
+const PLAN_OPTIONS = { texts: [], ocr: false, agreement: 0.9, minOcrConfidence: 80 };
 /** The input files the passes rewrite: every other input file must be copied byte for byte. */
 const CHANGED_IN_PLACE = ['import-a.css', 'import-b.css', 'index.html', 'loop-a.html', 'loop-b.html', 'loop-self.html', 'names.html', 'unclosed.html', 'unquoted.html', 'unterminated.css', 'x.html/page.html'];
 
@@ -107,6 +111,18 @@ describe('the bad-input corpus', () => {
   it('a PNG with a bad CRC: left as it is with the chunk named', () => {
     expect(warningsOf('bad-crc.png')).toEqual(['image-unreadable: png: left as it is: Corrupt PNG: CRC mismatch in IDAT chunk at byte 33']);
     expect(copied('bad-crc.png')).toBe(true);
+  });
+
+  it('a PNG with a bad CRC: text-images gives the same reason however many decodes run at once', async () => {
+    // libvips' error buffer is shared by its threads: sharp's message for this file varies with what else is decoding.
+    expect(decision('text-images', 'bad-crc.png')).toEqual({ file: 'bad-crc.png', action: 'kept', reason: 'unreadable: damaged image data' });
+    const bytes = /** @type {Buffer} */ (input.get('bad-crc.png'));
+    const plans = await Promise.all(Array.from({ length: 24 }, () => textImagePlan({ bytes, options: PLAN_OPTIONS })));
+    expect(new Set(plans.map((p) => p.status === 'kept' && p.reason))).toEqual(new Set(['unreadable: damaged image data']));
+    expect(imageErrorReason(new Error('Warning treated as error due to failOn setting'))).toBe('damaged image data');
+    expect(imageErrorReason(new Error('vipspng: libpng read error\nvipspng: libpng read error'))).toBe('damaged image data');
+    expect(imageErrorReason(new Error('gifload: truncated GIF'))).toBe('damaged image data');
+    expect(imageErrorReason(new Error('Input image exceeds pixel limit'))).toBe('Input image exceeds pixel limit');
   });
 
   it('a .gif that is a JPEG: warned, handled by its bytes, and kept under its name', () => {

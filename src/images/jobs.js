@@ -12,6 +12,7 @@ import { readChunks, chunk, PNG_SIGNATURE } from './png-chunks.js';
 import { deflatePng } from './deflate.js';
 import { lossyPng, lossyWebp } from './lossy.js';
 import zlib from 'node:zlib';
+import { imageErrorReason } from '../util/image-error.js';
 
 /**
  * @typedef {object} ImageJobOptions
@@ -157,7 +158,7 @@ export async function recompressPng({ bytes: input, options }) {
       try {
         original = await sharp(bytes, { limitInputPixels: false }).raw({ depth: 'ushort' }).toBuffer();
       } catch (error) {
-        return { status: 'failed', reason: `corrupt PNG: ${/** @type {Error} */ (error).message.split('\n')[0]}` };
+        return { status: 'failed', reason: `corrupt PNG: ${imageErrorReason(error)}` };
       }
       const redone = await redeflate(chunks, carried, options.zopfliIterations);
       const again = await sharp(redone, { limitInputPixels: false }).raw({ depth: 'ushort' }).toBuffer().catch(() => null);
@@ -234,8 +235,7 @@ async function guarded(work) {
   try {
     return await work();
   } catch (error) {
-    const message = /** @type {Error} */ (error).message.split('\n')[0];
-    return { status: 'failed', reason: message };
+    return { status: 'failed', reason: imageErrorReason(error) };
   }
 }
 

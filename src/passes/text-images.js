@@ -73,7 +73,7 @@ const BLOCKING_BUTTON_ATTRIBUTES = /^(id|class|style|usemap|ismap|srcset|sizes|l
 /** The name of the shared style sheet in --text-images-css file mode. */
 const SHARED_CSS = 'pagediet.css';
 /** Raised when planning (src/text-images/plan.js and what it calls) or fitting (verify.js, markup.js) change their results, so cached ones are redone. */
-const PLAN_REVISION = 1;
+const PLAN_REVISION = 2;
 const FIT_REVISION = 1;
 
 const MIME = /** @type {Record<string, string>} */ ({ gif: 'image/gif', png: 'image/png', jpeg: 'image/jpeg' });

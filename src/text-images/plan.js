@@ -9,6 +9,7 @@ import { classifyPixels } from './classify.js';
 import { coverageOf, decodeImage } from './pixels.js';
 import { estimateStyle, estimateSymbol } from './estimate.js';
 import { readText } from './ocr.js';
+import { imageErrorReason } from '../util/image-error.js';
 
 /**
  * @typedef {import('./pixels.js').Rgb} Rgb
@@ -42,7 +43,7 @@ export async function textImagePlan({ bytes, options }) {
   try {
     img = await decodeImage(bytes);
   } catch (error) {
-    return { status: 'kept', reason: `unreadable: ${/** @type {Error} */ (error).message.split('\n')[0]}` };
+    return { status: 'kept', reason: `unreadable: ${imageErrorReason(error)}` };
   }
   const size = { width: img.width, height: img.height };
   if (img.frames > 1) return { ...size, status: 'kept', reason: `animated (${img.frames} frames)` };
