@@ -110,8 +110,11 @@ export async function writeOutput(site, plan, options = {}) {
       const file = files[next++];
       const destination = path.join(plan.dir, file.path);
       if (!isInside(destination, plan.dir)) throw new Error(`refusing to write outside the output: ${file.path}`);
-      if (file.output) {
-        await writeFileAtomic(destination, file.output, { mtimeMs: file.mtimeMs });
+      if (file.outputKey) {
+        // Bytes that wait on disk are copied from there, not read into memory.
+        const scratch = await site.bytes.fileOf(file.outputKey);
+        if (scratch) await copyFileAtomic(scratch, destination, { mtimeMs: file.mtimeMs });
+        else await writeFileAtomic(destination, await site.bytes.get(file.outputKey), { mtimeMs: file.mtimeMs });
         written++;
       } else if (file.absPath) {
         await copyFileAtomic(file.absPath, destination, { mtimeMs: file.mtimeMs });

@@ -14,14 +14,14 @@ import { VERSION } from './summary.js';
 import { sourceFingerprint } from './util/source-hash.js';
 
 /** Raised whenever what a record holds, or how a pass's input is fingerprinted, changes. */
-const MEMO_REVISION = 1;
+const MEMO_REVISION = 2;
 
 /**
  * Build options that cannot change what a pass does: where the site is read
  * from and written to, how many threads, the cache's own settings, progress.
  * (Outputs are the same for any thread count: test/determinism.test.js.)
  */
-const NOT_INPUTS = new Set(['input', 'output', 'onProgress', 'passes', 'threads', 'cache', 'cacheDir', 'force', 'only', 'skip', 'shard', 'jobTimeout']);
+const NOT_INPUTS = new Set(['input', 'output', 'onProgress', 'passes', 'threads', 'cache', 'cacheDir', 'force', 'only', 'skip', 'shard', 'jobTimeout', 'memoryBudget']);
 
 /**
  * @typedef {import('./site/site.js').Site} Site
@@ -29,8 +29,8 @@ const NOT_INPUTS = new Set(['input', 'output', 'onProgress', 'passes', 'threads'
  * @typedef {import('./site/site.js').Warning} Warning
  * @typedef {import('./pipeline.js').PassReport} PassReport
  *
- * @typedef {{ op: 'add', path: string, bytes: Buffer, mtimeMs: number, role: SiteFile['role'], parsed: boolean }
- *   | { op: 'write', path: string, bytes: Buffer }
+ * @typedef {{ op: 'add', path: string, key: string, mtimeMs: number, role: SiteFile['role'], parsed: boolean }
+ *   | { op: 'write', path: string, key: string }
  *   | { op: 'role', path: string, role: SiteFile['role'] }
  *   | { op: 'remove', path: string }} Change
  *
@@ -39,7 +39,7 @@ const NOT_INPUTS = new Set(['input', 'output', 'onProgress', 'passes', 'threads'
  * @property {Warning[]} warnings
  * @property {Omit<PassReport, 'ms'>} report
  *
- * @typedef {{ file: SiteFile, bytes: Buffer | null, role: SiteFile['role'] }} FileState
+ * @typedef {{ file: SiteFile, writes: number, role: SiteFile['role'] }} FileState
  */
 
 export class PassMemo {
@@ -48,8 +48,6 @@ export class PassMemo {
    */
   constructor(cache) {
     this.cache = cache;
-    /** Hashes of byte buffers already hashed in this build (a file's bytes are hashed once, whatever the number of passes). @type {WeakMap<Buffer, string>} */
-    this.bufferHashes = new WeakMap();
     /** Hashes of input files not held in memory, by absolute path. @type {Map<string, string>} */
     this.inputHashes = new Map();
   }
@@ -66,19 +64,21 @@ export class PassMemo {
     hash.update(`${[...site.directories].sort().join('\n')}\0${[...site.skipped.keys()].sort().join('\n')}\0`);
     for (const file of site.files.values()) {
       hash.update(`${file.path}\0${file.role}\0${file.absPath === null ? '-' : 'in'}\0${file.mtimeMs}\0`);
-      hash.update(await this.contentHash(file));
+      hash.update(await this.contentHash(site, file));
       hash.update('\0');
     }
     return hash.digest('hex');
   }
 
   /**
-   * The hash of a file's current bytes.
+   * The hash of a file's current bytes: its key in the site's byte store (their
+   * SHA-256), or the SHA-256 of an input file the site did not need to read.
+   * @param {Site} site
    * @param {SiteFile} file
    */
-  async contentHash(file) {
-    const bytes = file.output ?? file.source;
-    if (bytes) return this.hashOf(bytes);
+  async contentHash(site, file) {
+    const key = site.contentKey(file);
+    if (key) return key;
     const absPath = /** @type {string} */ (file.absPath);
     let known = this.inputHashes.get(absPath);
     if (known === undefined) {
@@ -90,31 +90,37 @@ export class PassMemo {
     return known;
   }
 
-  /** @param {Buffer} bytes */
-  hashOf(bytes) {
-    let known = this.bufferHashes.get(bytes);
-    if (known === undefined) {
-      known = sha256(bytes);
-      this.bufferHashes.set(bytes, known);
-    }
-    return known;
-  }
-
   /**
-   * The record stored under a key, if any.
+   * The record stored under a key, if any, with the bytes it writes brought
+   * into the site's byte store one at a time (a record names them by their
+   * hash; each is its own cache entry, so a record of 10,000 pages is never
+   * in memory at once). A record whose bytes are missing or damaged is none.
    * @param {string} key
+   * @param {Site} site
    * @returns {Promise<PassRecord | undefined>}
    */
-  async recall(key) {
+  async recall(key, site) {
     const value = await this.cache.get(key);
-    return isRecord(value) ? value : undefined;
+    if (!isRecord(value)) return undefined;
+    for (const change of value.changes) {
+      if ((change.op !== 'add' && change.op !== 'write') || site.bytes.has(change.key)) continue;
+      const bytes = await this.cache.get(bytesKey(change.key));
+      if (!(bytes instanceof Uint8Array) || site.bytes.put(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) !== change.key) return undefined;
+      await site.bytes.settle();
+    }
+    return value;
   }
 
   /**
+   * Stores what a pass did: the record, and each file's bytes it wrote under their hash.
    * @param {string} key
    * @param {PassRecord} record
+   * @param {Site} site
    */
-  async store(key, record) {
+  async store(key, record, site) {
+    for (const change of record.changes) {
+      if (change.op === 'add' || change.op === 'write') await this.cache.set(bytesKey(change.key), await site.bytes.get(change.key));
+    }
     await this.cache.set(key, record);
   }
 }
@@ -127,7 +133,7 @@ export class PassMemo {
 export function snapshot(site) {
   /** @type {Map<string, FileState>} */
   const files = new Map();
-  for (const file of site.files.values()) files.set(file.path, { file, bytes: file.output ?? file.source, role: file.role });
+  for (const file of site.files.values()) files.set(file.path, { file, writes: file.writes, role: file.role });
   return { files, warnings: site.warnings.length };
 }
 
@@ -144,12 +150,11 @@ export function record(site, before, report) {
   for (const file of site.files.values()) {
     const was = before.files.get(file.path);
     if (!was || was.file !== file) {
-      changes.push({ op: 'add', path: file.path, bytes: /** @type {Buffer} */ (file.output), mtimeMs: file.mtimeMs, role: file.role, parsed: file.charset !== null });
+      changes.push({ op: 'add', path: file.path, key: /** @type {string} */ (file.outputKey), mtimeMs: file.mtimeMs, role: file.role, parsed: file.charset !== null });
       continue;
     }
     if (file.role !== was.role) changes.push({ op: 'role', path: file.path, role: file.role });
-    const bytes = file.output ?? file.source;
-    if (bytes !== was.bytes && file.output) changes.push({ op: 'write', path: file.path, bytes: file.output });
+    if (file.outputKey && file.writes !== was.writes) changes.push({ op: 'write', path: file.path, key: file.outputKey });
   }
   for (const path of before.files.keys()) if (!site.files.has(path)) changes.push({ op: 'remove', path });
   const { ms: _ms, ...rest } = report;
@@ -170,13 +175,13 @@ export async function replay(site, memo) {
     if (change.op !== 'add') continue;
     // The pass removed the file that was here and created another under its name.
     if (site.files.has(change.path)) site.remove(change.path);
-    const file = site.add(change.path, change.bytes, change.mtimeMs);
+    const file = site.add(change.path, await site.bytes.get(change.key), change.mtimeMs);
     file.role = change.role;
     if (change.parsed) await site.parse(file);
   }
   for (const change of memo.changes) {
     if (change.op === 'role') site.get(change.path).role = change.role;
-    else if (change.op === 'write') await site.write(change.path, change.bytes);
+    else if (change.op === 'write') await site.write(change.path, await site.bytes.get(change.key));
   }
   for (const change of memo.changes) if (change.op === 'remove') site.remove(change.path);
   site.warnings.length = warnings;
@@ -189,6 +194,11 @@ export async function replay(site, memo) {
  */
 function passOptions(options) {
   return Object.fromEntries(Object.entries(options).filter(([name, value]) => !NOT_INPUTS.has(name) && value !== undefined && typeof value !== 'function').sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** The cache key of bytes a record names by their hash. @param {string} hash */
+function bytesKey(hash) {
+  return `${hash}-bytes`;
 }
 
 /** @param {Uint8Array} bytes */

@@ -79,6 +79,8 @@ import { PassMemo, record, replay, snapshot } from './pass-memo.js';
  * @property {boolean} [cache] keep results of expensive work between builds (default true)
  * @property {string} [cacheDir] default: node_modules/.cache/pagediet of the nearest package
  * @property {number} [threads] worker threads (default: the machine's cores)
+ * @property {number} [memoryBudget] bytes of pages and written files kept in memory; the rest wait in a scratch
+ *   directory (default 64 MiB; src/site/byte-store.js)
  * @property {boolean} [prune] remove originals whose every reference now points at a replacement
  * @property {'auto' | 'apng' | 'webp'} [animations] formats animated GIFs may become (default auto: the smaller)
  * @property {boolean} [picture] wrap converted animations' <img> in <picture> with the GIF as fallback
@@ -127,85 +129,90 @@ export async function build(options) {
   // The marker of an earlier build is pagediet's, not the site's: building an output again must not copy or compress it.
   const inputMarker = path.join(await realpath(options.input), MARKER);
   const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
-  const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined });
-  if (options.shard) {
-    const slice = shardSlice(site, options.shard);
-    for (const sitePath of [...site.files.keys()]) if (!slice.has(sitePath)) site.remove(sitePath);
-    progress({ phase: 'read', message: `shard ${options.shard.index}/${options.shard.count}: ${slice.size} files` });
-  }
-  const inputBytes = totalBytes(site);
-  const requestsBefore = requestsPerPage(site);
-  const pageBytesBefore = bytesPerPage(site);
-
-  const pool = new WorkerPool({ threads: options.threads, jobTimeoutS: options.jobTimeout });
-  const work = { jobs: 0, cacheHits: 0, passesReplayed: 0 };
-  /** @type {PassContext['compute']} */
-  const compute = async (job, bytes, jobOptions) => {
-    const key = cache ? cacheKey(job, jobOptions, [bytes]) : '';
-    if (cache) {
-      const hit = await cache.get(key);
-      if (hit !== undefined) {
-        work.cacheHits++;
-        return hit;
-      }
-    }
-    work.jobs++;
-    let result;
-    try {
-      result = await pool.run(job, { bytes, options: jobOptions });
-    } catch (error) {
-      // A stuck or dying job fails like a file the job cannot read: the pass warns and leaves the file as it is. Not cached.
-      if (error instanceof JobStopped) return { status: 'failed', reason: error.message };
-      throw error;
-    }
-    if (cache) await cache.set(key, result);
-    return result;
-  };
-
-  /** @type {PassReport[]} */
-  const reports = [];
+  const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: options.memoryBudget });
   try {
-    const memo = cache ? new PassMemo(cache) : null;
-    for (const pass of passes) {
-      // Only pagediet's own passes: a pass given in options.passes is known by its name alone, not by its code.
-      const replayable = memo !== null && PASSES.includes(pass);
-      const key = replayable ? await memo.key(pass.name, site, /** @type {Record<string, unknown>} */ (options)) : '';
-      const known = replayable ? await memo.recall(key) : undefined;
-      if (known) {
-        reports.push(await replayPass(pass, site, known, progress));
-        work.passesReplayed++;
-        continue;
-      }
-      const before = snapshot(site);
-      const report = await runPass(pass, site, options, compute, progress);
-      reports.push(report);
-      if (replayable) await memo.store(key, record(site, before, report));
+    if (options.shard) {
+      const slice = shardSlice(site, options.shard);
+      for (const sitePath of [...site.files.keys()]) if (!slice.has(sitePath)) site.remove(sitePath);
+      progress({ phase: 'read', message: `shard ${options.shard.index}/${options.shard.count}: ${slice.size} files` });
     }
-  } finally {
-    await pool.close();
-  }
-  await cache?.trim();
-  // The server configs serve the sidecars, so they come with precompression.
-  if (options.shard && options.configs !== false && passes.some((p) => p.name === 'precompress')) {
-    // A config lists files of the whole site; a shard knows its slice only.
-    site.warn('', 'configs-shard', 'a shard does not write the server configs: once every shard is in the output, run `pagediet configs <output> --server <name>`');
-  } else if (options.configs !== false && passes.some((p) => p.name === 'precompress')) {
-    await writeBuildConfigs(site, { outputDir: plan.dir, dir: options.configs ? path.resolve(options.configs) : undefined });
-  }
+    const inputBytes = totalBytes(site);
+    const requestsBefore = requestsPerPage(site);
+    const pageBytesBefore = bytesPerPage(site);
 
-  progress({ phase: 'write', message: `writing ${options.output}` });
-  const written = await writeOutput(site, plan, { keepOthers: Boolean(options.shard) });
-  return summarize(site, {
-    input: path.resolve(options.input),
-    output: plan.dir,
-    inputBytes,
-    requestsBefore,
-    pageBytesBefore,
-    passes: reports,
-    written,
-    work,
-    ms: Date.now() - started,
-  });
+    const pool = new WorkerPool({ threads: options.threads, jobTimeoutS: options.jobTimeout });
+    const work = { jobs: 0, cacheHits: 0, passesReplayed: 0 };
+    /** @type {PassContext['compute']} */
+    const compute = async (job, bytes, jobOptions) => {
+      const key = cache ? cacheKey(job, jobOptions, [bytes]) : '';
+      if (cache) {
+        const hit = await cache.get(key);
+        if (hit !== undefined) {
+          work.cacheHits++;
+          return hit;
+        }
+      }
+      work.jobs++;
+      let result;
+      try {
+        result = await pool.run(job, { bytes, options: jobOptions });
+      } catch (error) {
+        // A stuck or dying job fails like a file the job cannot read: the pass warns and leaves the file as it is. Not cached.
+        if (error instanceof JobStopped) return { status: 'failed', reason: error.message };
+        throw error;
+      }
+      if (cache) await cache.set(key, result);
+      return result;
+    };
+
+    /** @type {PassReport[]} */
+    const reports = [];
+    try {
+      const memo = cache ? new PassMemo(cache) : null;
+      for (const pass of passes) {
+        // Only pagediet's own passes: a pass given in options.passes is known by its name alone, not by its code.
+        const replayable = memo !== null && PASSES.includes(pass);
+        const key = replayable ? await memo.key(pass.name, site, /** @type {Record<string, unknown>} */ (options)) : '';
+        const known = replayable ? await memo.recall(key, site) : undefined;
+        if (known) {
+          reports.push(await replayPass(pass, site, known, progress));
+          work.passesReplayed++;
+          continue;
+        }
+        const before = snapshot(site);
+        const report = await runPass(pass, site, options, compute, progress);
+        reports.push(report);
+        if (replayable) await memo.store(key, record(site, before, report), site);
+      }
+    } finally {
+      await pool.close();
+    }
+    await cache?.trim();
+    // The server configs serve the sidecars, so they come with precompression.
+    if (options.shard && options.configs !== false && passes.some((p) => p.name === 'precompress')) {
+      // A config lists files of the whole site; a shard knows its slice only.
+      site.warn('', 'configs-shard', 'a shard does not write the server configs: once every shard is in the output, run `pagediet configs <output> --server <name>`');
+    } else if (options.configs !== false && passes.some((p) => p.name === 'precompress')) {
+      await writeBuildConfigs(site, { outputDir: plan.dir, dir: options.configs ? path.resolve(options.configs) : undefined });
+    }
+
+    progress({ phase: 'write', message: `writing ${options.output}` });
+    const written = await writeOutput(site, plan, { keepOthers: Boolean(options.shard) });
+    return summarize(site, {
+      input: path.resolve(options.input),
+      output: plan.dir,
+      inputBytes,
+      requestsBefore,
+      pageBytesBefore,
+      passes: reports,
+      written,
+      work,
+      ms: Date.now() - started,
+    });
+  } finally {
+    // The scratch files of pages and images the byte store spilled.
+    await site.close();
+  }
 }
 
 /**

@@ -32,9 +32,14 @@ async function buildOnce(input, cacheDir, options = {}) {
  */
 async function entryKinds(dir) {
   const cache = new ResultCache({ dir });
-  /** @type {{ jobs: string[], passes: string[], pages: string[] }} */
-  const kinds = { jobs: [], passes: [], pages: [] };
+  /** @type {{ jobs: string[], passes: string[], pages: string[], bytes: string[] }} */
+  const kinds = { jobs: [], passes: [], pages: [], bytes: [] };
   for (const file of await entries(dir)) {
+    // The bytes a pass record names by their hash (pass-memo.js).
+    if (file.endsWith('-bytes')) {
+      kinds.bytes.push(file);
+      continue;
+    }
     const value = /** @type {Record<string, unknown>} */ (await cache.get(path.basename(file)));
     if ('changes' in value) kinds.passes.push(file);
     else if ('references' in value) kinds.pages.push(file);
@@ -77,9 +82,11 @@ describe('persistent cache', () => {
     const input = await site();
     const cacheDir = await tempDir('pagediet-cache-');
     const first = await buildOnce(input, cacheDir);
-    const { jobs, passes, pages } = await entryKinds(cacheDir);
+    const { jobs, passes, pages, bytes: written } = await entryKinds(cacheDir);
     // The page is parsed three times: as read, and after each of the two passes that point it at converted images.
     expect([jobs.length, passes.length, pages.length]).toEqual([4, 3, 3]);
+    // What the passes wrote, each under its hash: three PNGs and the page (gif-to-png), the animation and the page again (animations).
+    expect(written.length).toBe(6);
     // One bit flipped deep inside a payload (inside an image's bytes), one entry truncated, one emptied.
     const [flip, cut, empty] = jobs;
     const bytes = await fs.readFile(flip);

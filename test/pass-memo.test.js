@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { MARKER } from '../src/output.js';
 import { Site } from '../src/site/site.js';
-import { record, replay, snapshot } from '../src/pass-memo.js';
+import { PassMemo, record, replay, snapshot } from '../src/pass-memo.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
 /**
@@ -78,12 +78,27 @@ describe('pass replay', () => {
     expect(memo.changes.map((c) => `${c.op} ${c.path}`)).toEqual(['role data.txt', 'write index.html', 'add a.gif', 'add new.html', 'remove b.gif']);
     expect(memo.report).not.toHaveProperty('ms');
 
+    // Stored and recalled as a build does: the record names bytes by their hash, each its own entry.
+    /** @type {Map<string, unknown>} */
+    const entries = new Map();
+    const passMemo = new PassMemo({ get: async (key) => structuredClone(entries.get(key)), set: async (key, value) => { entries.set(key, structuredClone(value)); } });
+    await passMemo.store('pass', memo, ran);
+    expect([...entries.keys()].sort()).toEqual([`${ran.get('a.gif').outputKey}-bytes`, `${ran.get('index.html').outputKey}-bytes`, `${ran.get('new.html').outputKey}-bytes`, 'pass'].sort());
     const replayed = await Site.read(input);
-    await replay(replayed, memo);
+    const recalled = await passMemo.recall('pass', replayed);
+    if (!recalled) throw new Error('not recalled');
+    await replay(replayed, recalled);
     /** @param {Site} site */
-    const state = (site) => [...site.files.values()].map((f) => ({ path: f.path, role: f.role, bytes: f.output ?? f.source, mtimeMs: f.absPath ? 0 : f.mtimeMs, references: f.references }));
+    const state = (site) => [...site.files.values()].map((f) => ({ path: f.path, role: f.role, bytes: site.contentKey(f), written: f.changed, mtimeMs: f.absPath ? 0 : f.mtimeMs, references: f.references }));
     expect(state(replayed).sort((a, b) => (a.path < b.path ? -1 : 1))).toEqual(state(ran).sort((a, b) => (a.path < b.path ? -1 : 1)));
     expect(replayed.warnings).toEqual(ran.warnings);
     expect(replayed.get('new.html').references.map((r) => [r.url, r.status])).toEqual([['b.gif', 'ok']]);
+
+    // Bytes that are not what the record names, or are gone (the cache was trimmed): no replay.
+    const newPage = `${ran.get('new.html').outputKey}-bytes`;
+    entries.set(newPage, Buffer.from('<title>other</title>'));
+    expect(await passMemo.recall('pass', await Site.read(input))).toBeUndefined();
+    entries.delete(newPage);
+    expect(await passMemo.recall('pass', await Site.read(input))).toBeUndefined();
   });
 });

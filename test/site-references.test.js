@@ -5,8 +5,8 @@ import { tempDir, writeTree } from './helpers/tmp.js';
 const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1');
 
 /** The bytes of the source at a reference's range. */
-function slice(site, ref) {
-  return site.get(ref.source).source.subarray(ref.start, ref.end).toString('latin1');
+async function slice(site, ref) {
+  return (await site.read(ref.source)).subarray(ref.start, ref.end).toString('latin1');
 }
 
 async function siteOf(files) {
@@ -52,7 +52,7 @@ describe('HTML references', () => {
   it('finds every kind with the exact byte range of its URL', async () => {
     const site = await siteOf(files);
     const refs = site.get('index.html').references;
-    const seen = refs.map((r) => [r.kind, slice(site, r), r.status, r.target ?? null]);
+    const seen = await Promise.all(refs.map(async (r) => [r.kind, await slice(site, r), r.status, r.target ?? null]));
     expect(seen).toEqual([
       ['stylesheet', 'css/a.css', 'ok', 'css/a.css'],
       ['icon', 'favicon.ico', 'ok', 'favicon.ico'],
@@ -90,7 +90,7 @@ describe('HTML references', () => {
     const site = await siteOf(files);
     const css = site.get('css/a.css');
     expect(css.role).toBe('stylesheet');
-    expect(css.references.map((r) => [r.kind, slice(site, r), r.target])).toEqual([
+    expect(await Promise.all(css.references.map(async (r) => [r.kind, await slice(site, r), r.target]))).toEqual([
       ['css-url', '../img/css-bg.gif', 'img/css-bg.gif'],
       ['css-import', 'c.css', 'css/c.css'],
     ]);
@@ -104,8 +104,8 @@ describe('HTML references', () => {
       'c d.gif': GIF,
     });
     const [img, styled] = site.get('index.html').references;
-    expect([img.url, slice(site, img), img.target]).toEqual(['a&b.gif', 'a&amp;b.gif', 'a&b.gif']);
-    expect([styled.url, slice(site, styled), styled.target]).toEqual(['c d.gif', 'c\\ d.gif', 'c d.gif']);
+    expect([img.url, await slice(site, img), img.target]).toEqual(['a&b.gif', 'a&amp;b.gif', 'a&b.gif']);
+    expect([styled.url, await slice(site, styled), styled.target]).toEqual(['c d.gif', 'c\\ d.gif', 'c d.gif']);
   });
 
   it('ignores URLs in comments, scripts and text', async () => {

@@ -50,7 +50,7 @@ export async function imagesOfType(site, type) {
     if (file.role !== 'asset') continue;
     try {
       // Only the first bytes of each file: every image pass looks at every asset.
-      if (sniffImageType(await headOf(file)) !== type) continue;
+      if (sniffImageType(await headOf(site, file)) !== type) continue;
       found.push({ file, bytes: await site.read(file.path) });
     } catch {
       continue; // unreadable: the site model has warned, and the file is copied as it is
@@ -61,11 +61,13 @@ export async function imagesOfType(site, type) {
 
 /**
  * The first bytes of a file as it stands: what a pass wrote, or the input's.
+ * @param {Site} site
  * @param {SiteFile} file
  */
-async function headOf(file) {
-  const current = file.output ?? file.source;
-  if (current || !file.absPath) return (current ?? Buffer.alloc(0)).subarray(0, SNIFF_BYTES);
+async function headOf(site, file) {
+  const key = site.contentKey(file);
+  if (key) return (await site.bytes.get(key)).subarray(0, SNIFF_BYTES);
+  if (!file.absPath) return Buffer.alloc(0);
   const handle = await fs.open(file.absPath, 'r');
   try {
     const { buffer, bytesRead } = await handle.read(Buffer.alloc(SNIFF_BYTES), 0, SNIFF_BYTES, 0);
@@ -172,10 +174,7 @@ export async function offerImage(site, ctx, original, bytes, extension, mime) {
     edits.push({ start: /** @type {number} */ (ref.tagEnd), end: /** @type {number} */ (ref.tagEnd), bytes: encodeText('</picture>', charset) });
     bySource.set(ref.source, edits);
   }
-  for (const [source, edits] of bySource) {
-    const page = site.get(source);
-    await site.write(source, applyEdits(/** @type {Buffer} */ (page.output ?? page.source), edits));
-  }
+  for (const [source, edits] of bySource) await site.write(source, applyEdits(await site.read(source), edits));
   // The pages were parsed again: find the other references anew.
   const rest = site.referencesTo(original.path).filter((r) => others.some((o) => o.source === r.source && o.kind === r.kind && o.url === r.url));
   await site.retarget(rest.map((ref) => ({ ref, target })));

@@ -234,7 +234,7 @@ async function findCandidates(site, ctx, parsed) {
       const page = site.get(ref.source);
       let found = parsed.get(page.path);
       if (!found) {
-        found = pageImages(/** @type {Buffer} */ (page.output ?? page.source), /** @type {string} */ (page.charset), page.bomLength);
+        found = pageImages(await site.read(page.path), /** @type {string} */ (page.charset), page.bomLength);
         parsed.set(page.path, found);
       }
       const elements = found.images;
@@ -304,7 +304,7 @@ function whyNot(plan, use) {
 async function apply(site, ctx, accepted, parsed) {
   if (!accepted.length) return; // nothing to write: no page needs decoding for a free class prefix
   const mode = ctx.options.textImagesCss ?? TEXT_IMAGE_DEFAULTS.css;
-  const prefix = freePrefix(site);
+  const prefix = await freePrefix(site);
   /** @type {Map<string, string>} declarations (as a rule body) → class name */
   const classes = new Map();
   /** @type {Map<string, Declaration[]>} class name → declarations */
@@ -387,7 +387,7 @@ async function apply(site, ctx, accepted, parsed) {
   for (const [pagePath, edits] of byPage) {
     const page = site.get(pagePath);
     const charset = /** @type {string} */ (page.charset);
-    const before = /** @type {Buffer} */ (page.output ?? page.source);
+    const before = await site.read(pagePath);
     /** @type {import('../site/edits.js').Edit[]} */
     const byteEdits = edits.map(({ use, markup }) => ({ start: use.element.tagStart, end: use.element.tagEnd, bytes: encodeMarkup(markup, charset) }));
     const names = /** @type {Set<string>} */ (pageClasses.get(pagePath));
@@ -431,12 +431,21 @@ function describe(plan, markup) {
  * A class prefix no page or style sheet of the site already uses.
  * @param {Site} site
  */
-function freePrefix(site) {
-  const texts = [...site.files.values()].filter((f) => f.role !== 'asset').map((f) => (f.output ?? f.source ?? Buffer.alloc(0)).toString('latin1'));
+async function freePrefix(site) {
+  const documents = [...site.files.values()].filter((f) => f.role !== 'asset');
+  // One document at a time, not the whole site's text at once: another prefix is rarely needed.
   for (let n = 0; ; n++) {
     const prefix = n ? `pd${n}-` : 'pd';
     const used = new RegExp(`\\b${prefix}\\d`);
-    if (!texts.some((t) => used.test(t))) return prefix;
+    let taken = false;
+    for (const file of documents) {
+      const text = (await site.read(file.path).catch(() => Buffer.alloc(0))).toString('latin1');
+      if (used.test(text)) {
+        taken = true;
+        break;
+      }
+    }
+    if (!taken) return prefix;
   }
 }
 

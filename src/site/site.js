@@ -13,6 +13,7 @@ import { baseDirectory, resolveReference } from './resolve.js';
 import { isHtmlPath, mimeType, extensionOf } from './mime.js';
 import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
+import { ByteStore } from './byte-store.js';
 import { cacheKey } from '../util/cache.js';
 import { sourceFingerprint } from '../util/source-hash.js';
 import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
@@ -49,6 +50,7 @@ import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycle
  * @property {{ get(key: string): Promise<unknown>, set(key: string, value: unknown): Promise<void> }} [cache] keeps what
  *   parsing a page found (its references, its base, its repairs) by the page's bytes, so the next build of the same
  *   page does not parse it again
+ * @property {number} [memoryBudget] bytes of files kept in memory; the rest wait in a scratch directory (byte-store.js)
  *
  * @typedef {{ references: import('./html-refs.js').FoundReference[], baseHref: string | null, repairs: string | null }} PageFindings
  */
@@ -89,14 +91,22 @@ export class SiteFile {
     this.references = [];
     /** The page's <base href>, if any. @type {string | null} */
     this.baseHref = null;
-    /** Bytes of a page or style sheet, kept because passes edit them. @type {Buffer | null} */
-    this.source = null;
-    /** Output bytes when a pass changed the file; null: the output is the input. @type {Buffer | null} */
-    this.output = null;
+    /** The input bytes of a page or style sheet in the site's byte store, kept because passes edit them. @type {string | null} */
+    this.sourceKey = null;
+    /** The output bytes in the byte store when a pass changed or created the file; null: the output is the input. @type {string | null} */
+    this.outputKey = null;
+    this.outputLength = 0;
+    /** How many times a pass wrote the file: pass replay records every write, even of the same bytes (it parses the file again). */
+    this.writes = 0;
   }
 
   get outputSize() {
-    return this.output ? this.output.length : this.size;
+    return this.outputKey ? this.outputLength : this.size;
+  }
+
+  /** Whether a pass wrote the file (or created it). */
+  get changed() {
+    return this.outputKey !== null;
   }
 }
 
@@ -108,6 +118,8 @@ export class Site {
   constructor(root, options = {}) {
     this.root = root;
     this.options = options;
+    /** The bytes of pages, style sheets and files passes wrote. */
+    this.bytes = new ByteStore({ budget: options.memoryBudget });
     /** @type {Map<string, SiteFile>} in site-path order */
     this.files = new Map();
     /** @type {Set<string>} */
@@ -225,13 +237,19 @@ export class Site {
   async parse(file, cssFallbackCharset) {
     // The first parse of an input file also checks it (checks.js); parses after a pass wrote it do not.
     let first = false;
-    if (!file.source) {
-      const bytes = await this.readInput(file);
-      if (!bytes) return;
-      file.source = bytes;
+    /** @type {Buffer} */
+    let bytes;
+    if (file.outputKey) {
+      bytes = await this.bytes.get(file.outputKey);
+    } else if (file.sourceKey) {
+      bytes = await this.bytes.get(file.sourceKey);
+    } else {
+      const read = await this.readInput(file);
+      if (!read) return;
+      file.sourceKey = this.bytes.put(read);
+      bytes = read;
       first = true;
     }
-    const bytes = file.output ?? file.source;
     if (file.role === 'page') {
       const { charset, bomLength } = detectHtmlCharset(bytes);
       const notHtml = first ? notHtmlReason(bytes, charset) : null;
@@ -287,7 +305,7 @@ export class Site {
    * @returns {Promise<Buffer | null>}
    */
   async readInput(file) {
-    if (!file.absPath) return file.output;
+    if (!file.absPath) return file.outputKey ? this.bytes.get(file.outputKey) : null;
     try {
       return await fs.readFile(file.absPath);
     } catch (error) {
@@ -365,8 +383,8 @@ export class Site {
    */
   async read(sitePath) {
     const file = this.get(sitePath);
-    if (file.output) return file.output;
-    if (file.source) return file.source;
+    if (file.outputKey) return this.bytes.get(file.outputKey);
+    if (file.sourceKey) return this.bytes.get(file.sourceKey);
     const bytes = await this.readInput(file);
     if (!bytes) throw new Error(`${sitePath}: cannot read`);
     return bytes;
@@ -386,8 +404,11 @@ export class Site {
    */
   async write(sitePath, bytes) {
     const file = this.get(sitePath);
-    file.output = bytes;
+    file.outputKey = this.bytes.put(bytes);
+    file.outputLength = bytes.length;
+    file.writes++;
     if (file.role !== 'asset') await this.parse(file);
+    await this.bytes.settle();
   }
 
   /**
@@ -399,9 +420,24 @@ export class Site {
   add(sitePath, bytes, mtimeMs) {
     if (this.files.has(sitePath)) throw new Error(`${sitePath} already exists in the site`);
     const file = new SiteFile(sitePath, null, 0, mtimeMs ?? this.newestMtime());
-    file.output = bytes;
+    file.outputKey = this.bytes.put(bytes);
+    file.outputLength = bytes.length;
     this.addEntry(file);
     return file;
+  }
+
+  /**
+   * The key of a file's current bytes in the byte store (their SHA-256), or
+   * null for an input file that was not read.
+   * @param {SiteFile} file
+   */
+  contentKey(file) {
+    return file.outputKey ?? file.sourceKey;
+  }
+
+  /** Removes the scratch files; the site's bytes are gone after this. */
+  async close() {
+    await this.bytes.close();
   }
 
   /** @param {string} sitePath */
@@ -429,17 +465,13 @@ export class Site {
     const bySource = new Map();
     for (const { ref, target } of changes) {
       const source = this.get(ref.source);
-      const current = source.output ?? source.source;
-      if (!current) throw new Error(`${ref.source} has no bytes to edit`);
+      const current = await this.read(ref.source);
       const url = retargetUrl(ref, target, current, /** @type {string} */ (source.charset));
       const edits = bySource.get(ref.source) ?? [];
       edits.push({ start: ref.start, end: ref.end, bytes: encodeText(url, /** @type {string} */ (source.charset)) });
       bySource.set(ref.source, edits);
     }
-    for (const [sourcePath, edits] of bySource) {
-      const source = this.get(sourcePath);
-      await this.write(sourcePath, applyEdits(/** @type {Buffer} */ (source.output ?? source.source), edits));
-    }
+    for (const [sourcePath, edits] of bySource) await this.write(sourcePath, applyEdits(await this.read(sourcePath), edits));
     return [...bySource.keys()];
   }
 }
