@@ -5,6 +5,14 @@ import { readFileSync } from 'node:fs';
 import { bytesPerPage, requestsPerPage } from './requests.js';
 import { REFERENCE_KINDS } from './site/reference-kinds.js';
 
+/**
+ * Up to this many references, the summary lists every one; a larger site's
+ * summary lists those that do not resolve (missing, escaping, invalid,
+ * ambiguous), which its warnings point at. Every reference of 10,000 pages
+ * would be millions of entries (docs/scaling.md).
+ */
+export const SUMMARY_REFERENCE_LIMIT = 20_000;
+
 export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).version;
 
 /**
@@ -20,6 +28,8 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  * @property {Record<string, number>} referencesByKind
  * @property {Record<string, number>} referencesByStatus
  * @property {{ source: string, kind: string, url: string, start: number, end: number, status: string, target?: string, via?: string, note?: string }[]} references
+ *   every reference of the site, or only those that do not resolve when there are more than SUMMARY_REFERENCE_LIMIT
+ * @property {'all' | 'unresolved'} referencesListed which references `references` lists
  * @property {import('./pipeline.js').PassReport[]} passes
  * @property {import('./site/site.js').Warning[]} warnings
  * @property {string[]} artifacts files written beside the site that are not part of it: the server configs
@@ -36,21 +46,33 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  */
 export function summarize(site, run) {
   const files = [...site.files.values()];
-  const references = site.references;
-  const requestsAfter = requestsPerPage(site);
-  const pageBytesAfter = bytesPerPage(site);
-  const pageBytesBefore = run.pageBytesBefore ?? pageBytesAfter;
+  let total = 0;
+  /** @type {import('./site/site.js').Reference[] | null} every reference, until there are too many */
+  let all = [];
+  /** @type {import('./site/site.js').Reference[]} */
+  const unresolved = [];
   /** @type {Record<string, number>} */
   const byKind = {};
   /** @type {Record<string, number>} */
   const byStatus = {};
-  for (const r of references) {
-    byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
-    byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+  // One document's references at a time: the site model keeps them compactly (reference-table.js).
+  for (const file of files) {
+    for (const r of file.references) {
+      total++;
+      byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
+      byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
+      if (Object.hasOwn(UNRESOLVED, r.status)) unresolved.push(r);
+      if (all && total > SUMMARY_REFERENCE_LIMIT) all = null;
+      all?.push(r);
+    }
   }
+  const listed = all ?? unresolved;
+  const requestsAfter = requestsPerPage(site);
+  const pageBytesAfter = bytesPerPage(site);
+  const pageBytesBefore = run.pageBytesBefore ?? pageBytesAfter;
   const bytesOut = files.reduce((sum, f) => sum + f.outputSize, 0);
   const sum = (/** @type {Record<string, number>} */ m) => Object.values(m).reduce((a, b) => a + b, 0);
-  const warnings = [...site.warnings, ...referenceWarnings(references)];
+  const warnings = [...site.warnings, ...referenceWarnings(unresolved)];
   return {
     tool: 'pagediet',
     version: VERSION,
@@ -64,7 +86,7 @@ export function summarize(site, run) {
       bytesIn: run.inputBytes,
       bytesOut,
       bytesSaved: run.inputBytes - bytesOut,
-      references: references.length,
+      references: total,
       requestsBefore: sum(run.requestsBefore),
       requestsAfter: sum(requestsAfter),
       pageBytesBefore: sum(pageBytesBefore),
@@ -84,7 +106,8 @@ export function summarize(site, run) {
     assets: files.filter((f) => f.role !== 'page').map((f) => ({ path: f.path, type: f.mime, role: f.role, bytesIn: f.size, bytesOut: f.outputSize })),
     referencesByKind: sortKeys(byKind),
     referencesByStatus: sortKeys(byStatus),
-    references: references.map((r) => ({ source: r.source, kind: r.kind, url: r.url, start: r.start, end: r.end, status: r.status, ...(r.target ? { target: r.target } : {}), ...(r.via ? { via: r.via } : {}), ...(r.note ? { note: r.note } : {}) })),
+    referencesListed: all ? 'all' : 'unresolved',
+    references: listed.map((r) => ({ source: r.source, kind: r.kind, url: r.url, start: r.start, end: r.end, status: r.status, ...(r.target ? { target: r.target } : {}), ...(r.via ? { via: r.via } : {}), ...(r.note ? { note: r.note } : {}) })),
     passes: run.passes,
     warnings,
     artifacts: [...site.artifacts.keys()].sort(),
@@ -99,17 +122,11 @@ export function summarize(site, run) {
  * one line for all links (`<a href>`, ...) that point at pages not in it:
  * a site built from part of a larger one has many, and they cost no request.
  * External URLs are listed in the references, not warned about.
- * @param {import('./site/site.js').Reference[]} references every reference of the site
+ * @param {import('./site/site.js').Reference[]} unresolved the references of the site whose status is one of UNRESOLVED
  * @returns {import('./site/site.js').Warning[]}
  */
-function referenceWarnings(references) {
-  const messages = /** @type {Record<string, string>} */ ({
-    missing: 'points at a file that does not exist',
-    escapes: 'leaves the site root: not followed',
-    invalid: 'is not a usable URL',
-    ambiguous: 'matches several files',
-  });
-  const unresolved = references.filter((r) => messages[r.status]);
+function referenceWarnings(unresolved) {
+  const messages = UNRESOLVED;
   const loaded = unresolved.filter((r) => REFERENCE_KINDS[r.kind].subresource || r.status !== 'missing');
   const links = unresolved.filter((r) => !loaded.includes(r));
   const warnings = loaded.map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${messages[r.status]}${r.note ? ` (${r.note})` : ''}` }));
@@ -119,6 +136,14 @@ function referenceWarnings(references) {
   }
   return warnings;
 }
+
+/** The statuses of references that do not resolve to a file, and what the warning says of them. */
+const UNRESOLVED = /** @type {Record<string, string>} */ ({
+  missing: 'points at a file that does not exist',
+  escapes: 'leaves the site root: not followed',
+  invalid: 'is not a usable URL',
+  ambiguous: 'matches several files',
+});
 
 /** @param {Record<string, number>} map */
 function sortKeys(map) {

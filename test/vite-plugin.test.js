@@ -13,6 +13,7 @@ import { Site } from '../src/site/site.js';
 import { MARKER } from '../src/output.js';
 import { decodeGif } from '../src/images/gif.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
+import { allReferences } from './helpers/references.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -84,8 +85,8 @@ describe('pagediet/vite', () => {
     const gifs = [...plain.keys()].filter((p) => p.endsWith('.gif')).sort();
     expect(gifs).toHaveLength(3); // assets/emblem-<hash>.gif, assets/logo-<hash>.gif, ad.gif
     const site = await Site.read(dist);
-    expect(site.references.filter((r) => r.status !== 'ok' && r.status !== 'external')).toEqual([]);
-    const targets = site.references.map((r) => r.target);
+    expect(allReferences(site).filter((r) => r.status !== 'ok' && r.status !== 'external')).toEqual([]);
+    const targets = allReferences(site).map((r) => r.target);
     for (const gif of gifs) {
       const png = gif.replace(/\.gif$/, '.png');
       expect(targets).toContain(png);

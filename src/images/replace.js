@@ -124,21 +124,22 @@ export function convertedPath(site, original, extension) {
  * @returns {Promise<string[]>} the new files' paths, in order
  */
 export async function replaceImages(site, ctx, replacements) {
-  const index = site.referencesByTarget();
-  /** @type {{ ref: import('../site/site.js').Reference, target: string }[]} */
-  const changes = [];
+  /** @type {Map<string, string>} */
+  const mapping = new Map();
   const targets = replacements.map(({ original, bytes, extension }) => {
     const target = convertedPath(site, original.path, extension);
     site.add(target, bytes, original.mtimeMs);
-    const refs = index.get(original.path) ?? [];
-    for (const ref of refs) changes.push({ ref, target });
-    ctx.rewrote(refs.length);
-    ctx.touched(target, original.outputSize, bytes.length);
+    mapping.set(original.path, target);
     return target;
   });
-  await site.retarget(changes);
+  await site.bytes.settle();
+  const rewritten = await site.retargetAll(mapping);
+  for (const [i, { original, bytes }] of replacements.entries()) {
+    ctx.rewrote(rewritten.get(original.path) ?? 0);
+    ctx.touched(targets[i], original.outputSize, bytes.length);
+  }
   if (ctx.options.prune) {
-    const after = site.referencesByTarget();
+    const after = site.referencedPaths();
     for (const { original } of replacements) if (!after.has(original.path)) site.remove(original.path);
   }
   return targets;

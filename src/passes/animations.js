@@ -25,7 +25,7 @@ export default {
   async run(site, ctx) {
     const format = ctx.options.animations ?? 'auto';
     if (!FORMATS.includes(format)) throw new UserError(`animations must be one of ${FORMATS.join(', ')}, not '${format}'`);
-    const referenced = site.referencesByTarget();
+    const referenced = site.referencedPaths();
     const gifs = (await imagesOfType(site, 'gif')).filter(({ file, bytes }) => {
       if (!referenced.has(file.path)) return false;
       try {

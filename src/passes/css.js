@@ -105,7 +105,7 @@ async function minifyPageCss(site, ctx, page) {
  */
 async function writeKeepingReferences(site, file, after) {
   const resolved = () => new Set(file.references.map((r) => `${r.kind}\n${r.url}\n${r.status}\n${r.target ?? ''}`));
-  const saved = { outputKey: file.outputKey, outputLength: file.outputLength, charset: file.charset, bomLength: file.bomLength, references: file.references, baseHref: file.baseHref };
+  const saved = { outputKey: file.outputKey, outputLength: file.outputLength, charset: file.charset, bomLength: file.bomLength, referenceTable: file.referenceTable, baseHref: file.baseHref };
   const old = resolved();
   await site.write(file.path, after);
   const now = resolved();

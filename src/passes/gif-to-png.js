@@ -24,7 +24,7 @@ export default {
     quality: { type: 'list', default: IMAGE_DEFAULTS.quality, description: 'with lossy: floor and target quality, 0-100 on libimagequant\'s scale (default 65-80)' },
   },
   async run(site, ctx) {
-    const referenced = site.referencesByTarget();
+    const referenced = site.referencedPaths();
     const gifs = (await imagesOfType(site, 'gif')).filter(({ file, bytes }) => {
       if (!referenced.has(file.path)) {
         ctx.decide({ file: file.path, action: 'skipped', reason: 'no page or style sheet refers to it' });

@@ -221,7 +221,7 @@ async function findCandidates(site, ctx, parsed) {
     }
   }
   const out = [];
-  const referenced = site.referencesByTarget();
+  const referenced = site.referencesByTarget(new Set(byImage.keys()));
   for (const candidate of byImage.values()) {
     const refs = referenced.get(candidate.image.path) ?? [];
     const other = refs.find((r) => !((r.kind === 'img' && r.attribute === 'src') || r.kind === 'input-image'));
@@ -403,7 +403,7 @@ async function apply(site, ctx, accepted, parsed) {
     ctx.touched(pagePath, before.length, after.length);
   }
   // No page refers to a replaced image any more; like the image passes' originals, it goes only with --prune.
-  const referenced = ctx.options.prune ? site.referencesByTarget() : new Map();
+  const referenced = ctx.options.prune ? site.referencedPaths() : new Set();
   for (const imagePath of replaced) {
     if (!ctx.options.prune || referenced.has(imagePath)) continue;
     ctx.touched(imagePath, site.get(imagePath).outputSize, 0);

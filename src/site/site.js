@@ -14,6 +14,7 @@ import { isHtmlPath, mimeType, extensionOf } from './mime.js';
 import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
 import { ByteStore } from './byte-store.js';
+import { ReferenceTable, StringTable } from './reference-table.js';
 import { cacheKey } from '../util/cache.js';
 import { sourceFingerprint } from '../util/source-hash.js';
 import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
@@ -87,8 +88,10 @@ export class SiteFile {
     /** @type {string | null} */
     this.charset = null;
     this.bomLength = 0;
-    /** @type {Reference[]} */
-    this.references = [];
+    /** The file's references, compactly (reference-table.js); `references` gives them as objects. @type {ReferenceTable | null} */
+    this.referenceTable = null;
+    /** The strings its references share with the rest of the site (set when the file joins one). @type {StringTable | null} */
+    this.strings = null;
     /** The page's <base href>, if any. @type {string | null} */
     this.baseHref = null;
     /** The input bytes of a page or style sheet in the site's byte store, kept because passes edit them. @type {string | null} */
@@ -98,6 +101,20 @@ export class SiteFile {
     this.outputLength = 0;
     /** How many times a pass wrote the file: pass replay records every write, even of the same bytes (it parses the file again). */
     this.writes = 0;
+  }
+
+  /**
+   * The references of a page or style sheet, in byte order, made anew on each
+   * call from the compact table: hold on to the array when using it twice.
+   * @returns {Reference[]}
+   */
+  get references() {
+    return this.referenceTable ? this.referenceTable.toArray() : [];
+  }
+
+  /** @param {Reference[]} list */
+  set references(list) {
+    this.referenceTable = list.length ? new ReferenceTable(list, (this.strings ??= new StringTable())) : null;
   }
 
   get outputSize() {
@@ -120,6 +137,8 @@ export class Site {
     this.options = options;
     /** The bytes of pages, style sheets and files passes wrote. */
     this.bytes = new ByteStore({ budget: options.memoryBudget });
+    /** The strings of every reference (URLs, targets), each kept once. */
+    this.strings = new StringTable();
     /** @type {Map<string, SiteFile>} in site-path order */
     this.files = new Map();
     /** @type {Set<string>} */
@@ -194,6 +213,7 @@ export class Site {
 
   /** @param {SiteFile} file */
   addEntry(file) {
+    file.strings = this.strings;
     this.files.set(file.path, file);
     const dir = path.posix.dirname(file.path) === '.' ? '' : path.posix.dirname(file.path);
     const names = this.filesByDirectory.get(dir) ?? [];
@@ -346,24 +366,45 @@ export class Site {
     return [...this.files.values()].filter((f) => f.role === 'stylesheet');
   }
 
-  /** Every reference of every page and style sheet, in file then byte order. */
-  get references() {
-    return [...this.files.values()].flatMap((f) => f.references);
+  /**
+   * Every file some page or style sheet refers to, read off the compact
+   * tables without making reference objects.
+   * @returns {Set<string>}
+   */
+  referencedPaths() {
+    /** @type {Set<string>} */
+    const paths = new Set();
+    for (const file of this.files.values()) {
+      const table = file.referenceTable;
+      if (!table) continue;
+      for (let i = 0; i < table.length; i++) {
+        const target = table.targetAt(i);
+        if (target !== undefined) paths.add(target);
+      }
+    }
+    return paths;
   }
 
   /**
-   * Every reference that resolves to a file, by that file: one pass over the
-   * references, for passes that ask about many files (referencesTo asks about one).
+   * The references to some files, by file, in file then byte order: one pass
+   * over the references, for passes that ask about many files (referencesTo
+   * asks about one). Only these references are made into objects.
+   * @param {Set<string>} targets
    * @returns {Map<string, Reference[]>}
    */
-  referencesByTarget() {
+  referencesByTarget(targets) {
     /** @type {Map<string, Reference[]>} */
     const index = new Map();
-    for (const ref of this.references) {
-      if (!ref.target) continue;
-      const list = index.get(ref.target);
-      if (list) list.push(ref);
-      else index.set(ref.target, [ref]);
+    for (const file of this.files.values()) {
+      const table = file.referenceTable;
+      if (!table) continue;
+      for (let i = 0; i < table.length; i++) {
+        const target = table.targetAt(i);
+        if (target === undefined || !targets.has(target)) continue;
+        const list = index.get(target);
+        if (list) list.push(table.at(i));
+        else index.set(target, [table.at(i)]);
+      }
     }
     return index;
   }
@@ -373,7 +414,34 @@ export class Site {
    * @param {string} target
    */
   referencesTo(target) {
-    return this.references.filter((r) => r.target === target);
+    return this.referencesByTarget(new Set([target])).get(target) ?? [];
+  }
+
+  /**
+   * Points every reference to a file of the mapping at its new file, one page
+   * or style sheet at a time (only one document's references are objects at
+   * once); see retarget.
+   * @param {Map<string, string>} mapping old site path → new site path
+   * @returns {Promise<Map<string, number>>} references rewritten, by old path
+   */
+  async retargetAll(mapping) {
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const file of [...this.files.values()]) {
+      const table = file.referenceTable;
+      if (!table) continue;
+      /** @type {{ ref: Reference, target: string }[]} */
+      const changes = [];
+      for (let i = 0; i < table.length; i++) {
+        const from = table.targetAt(i);
+        const to = from === undefined ? undefined : mapping.get(from);
+        if (from === undefined || to === undefined) continue;
+        changes.push({ ref: table.at(i), target: to });
+        counts.set(from, (counts.get(from) ?? 0) + 1);
+      }
+      if (changes.length) await this.retarget(changes);
+    }
+    return counts;
   }
 
   /**

@@ -1,0 +1,63 @@
+// Compact references (src/site/reference-table.js) and what the summary lists
+// of them: every reference up to SUMMARY_REFERENCE_LIMIT, the unresolved ones beyond.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ReferenceTable, StringTable } from '../src/site/reference-table.js';
+import { Site } from '../src/site/site.js';
+import { build } from '../src/pipeline.js';
+import { SUMMARY_REFERENCE_LIMIT } from '../src/summary.js';
+import { tempDir, writeTree } from './helpers/tmp.js';
+
+describe('reference table', () => {
+  it('gives back each reference exactly, with only the fields it had', () => {
+    /** @type {import('../src/site/site.js').Reference[]} */
+    const refs = [
+      { source: 'a.html', kind: 'img', url: 'x.gif', start: 10, end: 15, element: 'img', attribute: 'src', tagStart: 0, tagEnd: 20, inPicture: false, status: 'ok', target: 'x.gif', via: 'exact' },
+      { source: 'a.html', kind: 'img', url: 'y', start: 30, end: 31, element: 'img', attribute: 'src', tagStart: 25, tagEnd: 40, inPicture: true, status: 'ok', target: 'y.png', via: 'extensionless' },
+      { source: 'a.html', kind: 'anchor', url: 'http://example.com/', start: 0, end: 19, element: 'a', attribute: 'href', status: 'external' },
+      { source: 'a.html', kind: 'background', url: 'gone.gif', start: 2_000_000_000, end: 2_000_000_008, status: 'missing', note: 'did you mean Gone.gif?' },
+    ];
+    const strings = new StringTable();
+    const table = new ReferenceTable(refs, strings);
+    expect(table.length).toBe(4);
+    for (const [i, ref] of refs.entries()) {
+      expect(Object.keys(table.at(i)).sort()).toEqual(Object.keys(ref).sort());
+      expect(table.at(i)).toEqual(ref);
+    }
+    expect(table.toArray()).toEqual(refs);
+    expect([0, 1, 2, 3].map((i) => table.targetAt(i))).toEqual(['x.gif', 'y.png', undefined, undefined]);
+    // Strings shared between references and tables are kept once.
+    const again = new ReferenceTable(refs, strings);
+    expect(strings.strings.length).toBe(1 + new Set(refs.flatMap((r) => [r.source, r.kind, r.url, r.element, r.attribute, r.status, r.target, r.via, r.note]).filter((s) => s !== undefined)).size);
+    expect(again.at(3)).toEqual(refs[3]);
+  });
+
+  it('is what a site keeps for each document, and what passes get back', async () => {
+    const dir = await writeTree(await tempDir(), { 'index.html': '<picture><img src=a.gif></picture><img src=b><a href=c.html>c</a>', 'a.gif': 'GIF89a', 'b.gif': 'GIF89a' });
+    const site = await Site.read(dir);
+    const page = site.get('index.html');
+    expect(page.referenceTable?.length).toBe(3);
+    expect(page.references.map((r) => [r.url, r.status, r.target, r.via, r.inPicture])).toEqual([['a.gif', 'ok', 'a.gif', 'exact', true], ['b', 'ok', 'b.gif', 'extensionless', false], ['c.html', 'missing', undefined, undefined, undefined]]);
+    expect([...site.referencedPaths()].sort()).toEqual(['a.gif', 'b.gif']);
+    expect([...site.referencesByTarget(new Set(['b.gif']))].map(([t, list]) => [t, list.map((r) => r.url)])).toEqual([['b.gif', ['b']]]);
+    expect(site.referencesTo('a.gif').map((r) => r.start)).toEqual([18]);
+  });
+});
+
+describe('summary references', () => {
+  it(`lists every reference up to ${SUMMARY_REFERENCE_LIMIT}, and only the unresolved ones beyond`, async () => {
+    const small = await writeTree(await tempDir(), { 'index.html': '<img src=a.gif><img src=gone.gif>', 'a.gif': 'GIF89a' });
+    const smallSummary = await build({ input: small, output: path.join(await tempDir(), 'out'), only: [], cache: false });
+    expect(smallSummary.referencesListed).toBe('all');
+    expect(smallSummary.references.map((r) => [r.url, r.status])).toEqual([['a.gif', 'ok'], ['gone.gif', 'missing']]);
+
+    const many = '<img src=a.gif>'.repeat(SUMMARY_REFERENCE_LIMIT);
+    const large = await writeTree(await tempDir(), { 'index.html': `${many}<img src=gone.gif>`, 'a.gif': 'GIF89a' });
+    const largeSummary = await build({ input: large, output: path.join(await tempDir(), 'out'), only: [], cache: false });
+    expect(largeSummary.totals.references).toBe(SUMMARY_REFERENCE_LIMIT + 1);
+    expect(largeSummary.referencesByStatus).toEqual({ missing: 1, ok: SUMMARY_REFERENCE_LIMIT });
+    expect(largeSummary.referencesListed).toBe('unresolved');
+    expect(largeSummary.references).toEqual([{ source: 'index.html', kind: 'img', url: 'gone.gif', start: SUMMARY_REFERENCE_LIMIT * 15 + 9, end: SUMMARY_REFERENCE_LIMIT * 15 + 17, status: 'missing' }]);
+    expect(largeSummary.warnings.filter((w) => w.code.startsWith('reference-') || w.code === 'links-missing')).toEqual([{ file: 'index.html', code: 'reference-missing', message: 'img "gone.gif" points at a file that does not exist' }]);
+  }, 120_000);
+});
