@@ -11,6 +11,9 @@
 import { DocumentView } from '../site/document-view.js';
 import { nameRanges, recase, xmlReason } from '../markup/names.js';
 import { ENCODINGS } from '../markup/compressed-sizes.js';
+import { forEachOrdered } from '../util/ordered.js';
+
+/** @typedef {import('../markup/compressed-sizes.js').CompressedSizes} CompressedSizes */
 
 /** @type {import('../pipeline.js').Pass} */
 export default {
@@ -19,37 +22,38 @@ export default {
   options: {},
   async run(site, ctx) {
     const pages = site.pages;
-    /** @type {{ path: string, bytes: Buffer, lowered: Buffer, changed: number }[]} */
-    const lowered = [];
-    for (const [i, page] of pages.entries()) {
-      ctx.progress(page.path, { done: i, total: pages.length });
+    let done = 0;
+    // A window of pages at a time, measured in the worker pool and cached by the bytes (a second build measures
+    // nothing); written in page order.
+    await forEachOrdered(pages, async (page) => {
       const bytes = await site.read(page.path);
       const view = new DocumentView(bytes, /** @type {string} */ (page.charset), page.bomLength);
       const xml = xmlReason(view, page.mime);
-      if (xml) {
-        ctx.warn(page.path, 'html-case-xml', `${xml}: names are case-sensitive in XML, left as they are`);
-        ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${xml})` });
-        continue;
-      }
+      if (xml) return /** @type {const} */ ({ outcome: 'xml', xml });
       const recased = recase(view, nameRanges(view), 'lower');
-      if (recased.changed === 0) {
-        ctx.decide({ file: page.path, action: 'kept', reason: 'names already lower case' });
-        continue;
+      if (recased.changed === 0) return /** @type {const} */ ({ outcome: 'kept' });
+      const sizes = await Promise.all([
+        /** @type {Promise<CompressedSizes>} */ (ctx.compute('measureCompressed', bytes, {})),
+        /** @type {Promise<CompressedSizes>} */ (ctx.compute('measureCompressed', recased.bytes, {})),
+      ]);
+      return /** @type {const} */ ({ outcome: 'lowered', bytes, lowered: recased.bytes, changed: recased.changed, sizes });
+    }, async (result, page) => {
+      ctx.progress(page.path, { done: ++done, total: pages.length });
+      if (result.outcome === 'xml') {
+        ctx.warn(page.path, 'html-case-xml', `${result.xml}: names are case-sensitive in XML, left as they are`);
+        ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${result.xml})` });
+        return;
       }
-      lowered.push({ path: page.path, bytes, lowered: recased.bytes, changed: recased.changed });
-    }
-    // Measured in the worker pool, all pages at once, and cached by the bytes: a second build measures nothing.
-    const sizes = await Promise.all(lowered.map(({ bytes, lowered: after }) => Promise.all([
-      /** @type {Promise<import('../markup/compressed-sizes.js').CompressedSizes>} */ (ctx.compute('measureCompressed', bytes, {})),
-      /** @type {Promise<import('../markup/compressed-sizes.js').CompressedSizes>} */ (ctx.compute('measureCompressed', after, {})),
-    ])));
-    for (const [i, { path: pagePath, bytes, lowered: after, changed }] of lowered.entries()) {
-      const [before, then] = sizes[i];
-      await site.write(pagePath, after);
-      ctx.touched(pagePath, bytes.length, after.length);
-      for (const name of ENCODINGS) ctx.measure({ file: pagePath, name, before: before[name], after: then[name] });
+      if (result.outcome === 'kept') {
+        ctx.decide({ file: page.path, action: 'kept', reason: 'names already lower case' });
+        return;
+      }
+      const { bytes, lowered: after, changed, sizes: [before, then] } = result;
+      await site.write(page.path, after);
+      ctx.touched(page.path, bytes.length, after.length);
+      for (const name of ENCODINGS) ctx.measure({ file: page.path, name, before: before[name], after: then[name] });
       const figures = ENCODINGS.map((name) => `${name} ${before[name]} → ${then[name]} B`).join(', ');
-      ctx.decide({ file: pagePath, action: 'changed', reason: `${changed} names lowered; ${figures}` });
-    }
+      ctx.decide({ file: page.path, action: 'changed', reason: `${changed} names lowered; ${figures}` });
+    });
   },
 };

@@ -14,6 +14,7 @@ import { ENCODINGS, SIDECAR_EXTENSIONS, decode, isCompressible } from '../compre
 import { DEFAULT_GZIP_ITERATIONS } from '../compress/gzip.js';
 import { zstdAvailable, zstdUnavailableReason } from '../compress/zstd.js';
 import { UserError } from '../errors.js';
+import { forEachOrdered } from '../util/ordered.js';
 
 export const PRECOMPRESS_DEFAULTS = { gzip: /** @type {'zopfli' | 'zlib'} */ ('zopfli'), gzipIterations: DEFAULT_GZIP_ITERATIONS, minBytes: 256, minSavingPercent: 5 };
 
@@ -41,7 +42,8 @@ export default {
     const taken = new Set([...site.files.keys(), ...site.directories]);
     const candidates = [...site.files.values()].filter((f) => isCompressible(f.path));
     let done = 0;
-    const results = await Promise.all(candidates.map(async (file) => {
+    // A window of files at a time (ordered.js): their bytes and sidecars are not all in memory at once.
+    await forEachOrdered(candidates, async (file) => {
       const bytes = await site.read(file.path).catch(() => null);
       if (!bytes) return null;
       if (bytes.length < Math.max(1, minBytes)) return { file, bytes, encoded: null };
@@ -52,16 +54,14 @@ export default {
         const result = await ctx.compute('compressText', bytes, encoding === 'gzip' ? { encoding, gzip: gzipMethod, iterations } : { encoding });
         return { encoding, sidecar, outcome: /** @type {const} */ ('encoded'), result };
       }));
-      ctx.progress(file.path, { done: ++done, total: candidates.length });
       return { file, bytes, encoded };
-    }));
-
-    for (const entry of results) {
-      if (!entry) continue;
+    }, async (entry) => {
+      if (!entry) return;
       const { file, bytes, encoded } = entry;
+      ctx.progress(file.path, { done: ++done, total: candidates.length });
       if (!encoded) {
         ctx.decide({ file: file.path, action: 'skipped', reason: bytes.length === 0 ? 'empty' : `under ${minBytes} B (${bytes.length} B)` });
-        continue;
+        return;
       }
       /** @type {string[]} */
       const made = [];
@@ -100,7 +100,8 @@ export default {
       ];
       if (made.length) ctx.decide({ file: file.path, action: 'changed', reason: `${bytes.length} B -> ${made.join(', ')}${notes.length ? `; ${notes.join('; ')}` : ''}` });
       else ctx.decide({ file: file.path, action: 'kept', reason: notes.join('; ') || 'no sidecar written' });
-    }
+      await site.bytes.settle();
+    });
   },
 };
 

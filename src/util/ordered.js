@@ -1,0 +1,36 @@
+/**
+ * Work on many files with a bounded number in flight, its effects in order.
+ * A pass that read every page, started every job and then wrote every result
+ * would hold the whole site in memory at once (two copies of each page, and
+ * each page's compressed sidecars); here at most `window` items are between
+ * being started and being consumed, and `consume` sees them in input order,
+ * so decisions, writes and warnings come out as a sequential loop makes them.
+ */
+
+/** Items in flight by default: enough to keep a worker pool of a few threads busy. */
+export const DEFAULT_WINDOW = 32;
+
+/**
+ * @template T, R
+ * @param {T[]} items
+ * @param {(item: T, index: number) => Promise<R>} produce runs with up to `window` others
+ * @param {(result: R, item: T, index: number) => Promise<void> | void} consume runs one at a time, in input order
+ * @param {number} [window]
+ */
+export async function forEachOrdered(items, produce, consume, window = DEFAULT_WINDOW) {
+  /** @type {Promise<R>[]} */
+  const running = [];
+  const start = (/** @type {number} */ i) => {
+    const promise = produce(items[i], i);
+    // Consumed in order later; a rejection before then is not unhandled.
+    promise.catch(() => {});
+    running[i] = promise;
+  };
+  for (let i = 0; i < Math.min(window, items.length); i++) start(i);
+  for (let i = 0; i < items.length; i++) {
+    const result = await running[i];
+    delete running[i];
+    await consume(result, items[i], i);
+    if (i + window < items.length) start(i + window);
+  }
+}
