@@ -10,6 +10,7 @@ import { DEFAULT_MAX_PIXELS, sniffImageType } from './gif.js';
 import { DEFAULT_ZOPFLI_ITERATIONS } from './png-encode.js';
 import { applyEdits, encodePath } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
+import { forEachOrdered } from '../util/ordered.js';
 
 /** Defaults of the options the image passes share. */
 export const IMAGE_DEFAULTS = { zopfliIterations: DEFAULT_ZOPFLI_ITERATIONS, maxPixels: DEFAULT_MAX_PIXELS, quality: /** @type {[number, number]} */ ([65, 80]) };
@@ -38,11 +39,10 @@ export function imageJobOptions(ctx) {
  */
 
 /**
- * The site's files whose bytes are an image of a type, whatever their names,
- * with their bytes.
+ * The site's files whose bytes are an image of a type, whatever their names.
  * @param {Site} site
  * @param {'gif' | 'png'} type
- * @returns {Promise<{ file: SiteFile, bytes: Buffer }[]>}
+ * @returns {Promise<SiteFile[]>}
  */
 export async function imagesOfType(site, type) {
   const found = [];
@@ -50,8 +50,7 @@ export async function imagesOfType(site, type) {
     if (file.role !== 'asset') continue;
     try {
       // Only the first bytes of each file: every image pass looks at every asset.
-      if (sniffImageType(await headOf(site, file)) !== type) continue;
-      found.push({ file, bytes: await site.read(file.path) });
+      if (sniffImageType(await headOf(site, file)) === type) found.push(file);
     } catch {
       continue; // unreadable: the site model has warned, and the file is copied as it is
     }
@@ -78,22 +77,35 @@ async function headOf(site, file) {
 }
 
 /**
- * Runs a job on every image at once (the pool limits how many run), reporting
- * progress as they finish.
+ * Runs a job on each image, a window of images at a time (ordered.js), each
+ * image's bytes read only while its job runs, and hands the results over in
+ * file order. `check` looks at an image's bytes first: null runs the job,
+ * false leaves the image alone, a string leaves it alone with that warning.
+ * @param {Site} site
  * @param {PassContext} ctx
+ * @param {SiteFile[]} files
  * @param {string} job
- * @param {{ file: SiteFile, bytes: Buffer }[]} images
  * @param {object} options
- * @returns {Promise<ImageResult[]>}
+ * @param {((bytes: Buffer) => string | false | null) | null} check
+ * @param {(file: SiteFile, result: ImageResult) => void | Promise<void>} handle
  */
-export async function computeAll(ctx, job, images, options) {
+export async function eachImageResult(site, ctx, files, job, options, check, handle) {
   let done = 0;
-  return Promise.all(images.map(async ({ file, bytes }) => {
-    const result = /** @type {ImageResult} */ (await ctx.compute(job, bytes, options));
-    done++;
-    ctx.progress(file.path, { done, total: images.length });
-    return result;
-  }));
+  await forEachOrdered(files, async (file) => {
+    let bytes;
+    try {
+      bytes = await site.read(file.path);
+    } catch {
+      return { skipped: /** @type {string | false} */ (false), result: null };
+    }
+    const verdict = check ? check(bytes) : null;
+    if (verdict !== null) return { skipped: verdict, result: null };
+    return { skipped: false, result: /** @type {ImageResult} */ (await ctx.compute(job, bytes, options)) };
+  }, async (outcome, file) => {
+    ctx.progress(file.path, { done: ++done, total: files.length });
+    if (outcome.result) await handle(file, outcome.result);
+    else if (outcome.skipped !== false) ctx.warn(file.path, 'image-unreadable', `left as it is: ${outcome.skipped}`);
+  });
 }
 
 /**
@@ -114,52 +126,59 @@ export function convertedPath(site, original, extension) {
 }
 
 /**
- * Adds each converted image beside its original and points every reference
- * at it; with prune, removes an original once nothing points at it. All at
- * once: every page is edited (and parsed again) once, however many of its
- * images changed.
+ * @typedef {object} Replacement a converted image added beside its original
+ * @property {SiteFile} original
+ * @property {string} target the new file's site path
+ * @property {number} size its bytes
+ */
+
+/**
+ * Adds a converted image beside its original, under a free name.
+ * @param {Site} site
+ * @param {SiteFile} original
+ * @param {Buffer} bytes
+ * @param {string} extension
+ * @returns {Promise<Replacement>}
+ */
+export async function addReplacement(site, original, bytes, extension) {
+  const target = convertedPath(site, original.path, extension);
+  site.add(target, bytes, original.mtimeMs);
+  await site.bytes.settle();
+  return { original, target, size: bytes.length };
+}
+
+/**
+ * Points every reference to each original at its replacement; with prune,
+ * removes an original once nothing points at it. All at once: every page is
+ * edited (and parsed again) once, however many of its images changed.
  * @param {Site} site
  * @param {PassContext} ctx
- * @param {{ original: SiteFile, bytes: Buffer, extension: string }[]} replacements
- * @returns {Promise<string[]>} the new files' paths, in order
+ * @param {Replacement[]} replacements
  */
-export async function replaceImages(site, ctx, replacements) {
-  /** @type {Map<string, string>} */
-  const mapping = new Map();
-  const targets = replacements.map(({ original, bytes, extension }) => {
-    const target = convertedPath(site, original.path, extension);
-    site.add(target, bytes, original.mtimeMs);
-    mapping.set(original.path, target);
-    return target;
-  });
-  await site.bytes.settle();
-  const rewritten = await site.retargetAll(mapping);
-  for (const [i, { original, bytes }] of replacements.entries()) {
+export async function pointAtReplacements(site, ctx, replacements) {
+  const rewritten = await site.retargetAll(new Map(replacements.map(({ original, target }) => [original.path, target])));
+  for (const { original, target, size } of replacements) {
     ctx.rewrote(rewritten.get(original.path) ?? 0);
-    ctx.touched(targets[i], original.outputSize, bytes.length);
+    ctx.touched(target, original.outputSize, size);
   }
   if (ctx.options.prune) {
     const after = site.referencedPaths();
     for (const { original } of replacements) if (!after.has(original.path)) site.remove(original.path);
   }
-  return targets;
 }
 
 /**
  * Wraps each <img> that shows the original in <picture>, with a <source> for
- * the converted image; the <img> keeps the original as the fallback for
- * browsers without the format. References that are not an <img> outside a
- * <picture> (CSS backgrounds, links) are pointed at the converted image.
+ * the converted image (added by addReplacement); the <img> keeps the original
+ * as the fallback for browsers without the format. References that are not
+ * an <img> outside a <picture> (CSS backgrounds, links) are pointed at the
+ * converted image.
  * @param {Site} site
  * @param {PassContext} ctx
- * @param {SiteFile} original
- * @param {Buffer} bytes
- * @param {string} extension
+ * @param {Replacement} replacement
  * @param {string} mime
  */
-export async function offerImage(site, ctx, original, bytes, extension, mime) {
-  const target = convertedPath(site, original.path, extension);
-  site.add(target, bytes, original.mtimeMs);
+export async function offerImage(site, ctx, { original, target, size }, mime) {
   const refs = site.referencesTo(original.path);
   const wrappable = refs.filter((r) => r.element === 'img' && r.attribute === 'src' && !r.inPicture && r.tagStart !== undefined && r.tagEnd !== undefined);
   const others = refs.filter((r) => !wrappable.includes(r));
@@ -180,8 +199,7 @@ export async function offerImage(site, ctx, original, bytes, extension, mime) {
   const rest = site.referencesTo(original.path).filter((r) => others.some((o) => o.source === r.source && o.kind === r.kind && o.url === r.url));
   await site.retarget(rest.map((ref) => ({ ref, target })));
   ctx.rewrote(wrappable.length + rest.length);
-  ctx.touched(target, original.outputSize, bytes.length);
-  return target;
+  ctx.touched(target, original.outputSize, size);
 }
 
 /**

@@ -7,7 +7,7 @@
  */
 import { readGifStructure } from '../images/gif.js';
 import { UserError } from '../errors.js';
-import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, offerImage, recordResult, replaceImages } from '../images/replace.js';
+import { IMAGE_DEFAULTS, addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
 
 const FORMATS = ['auto', 'apng', 'webp'];
 
@@ -26,41 +26,27 @@ export default {
     const format = ctx.options.animations ?? 'auto';
     if (!FORMATS.includes(format)) throw new UserError(`animations must be one of ${FORMATS.join(', ')}, not '${format}'`);
     const referenced = site.referencedPaths();
-    const gifs = (await imagesOfType(site, 'gif')).filter(({ file, bytes }) => {
-      if (!referenced.has(file.path)) return false;
+    const gifs = (await imagesOfType(site, 'gif')).filter((file) => referenced.has(file.path));
+    /** @type {(import('../images/replace.js').Replacement & { result: import('../images/jobs.js').Converted })[]} */
+    const replaced = [];
+    await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx) }, (bytes) => {
       try {
-        return readGifStructure(bytes).frames.length > 1;
+        return readGifStructure(bytes).frames.length > 1 ? null : false;
       } catch {
         return false; // gif-to-png has warned
       }
-    });
-    const results = await computeAll(ctx, 'animation', gifs, { format, ...imageJobOptions(ctx) });
-    const converted = [];
-    for (const [i, { file }] of gifs.entries()) {
-      const result = results[i];
+    }, async (file, result) => {
       recordResult(ctx, file, result);
-      if (result.status === 'converted') converted.push({ file, result, extension: result.format === 'webp' ? 'webp' : 'png' });
+      if (result.status === 'converted') replaced.push({ ...(await addReplacement(site, file, result.bytes, result.format === 'webp' ? 'webp' : 'png')), result: { ...result, bytes: Buffer.alloc(0) } });
+    });
+    if (ctx.options.picture) {
+      for (const replacement of replaced) await offerImage(site, ctx, replacement, replacement.result.format === 'webp' ? 'image/webp' : 'image/apng');
+    } else {
+      await pointAtReplacements(site, ctx, replaced);
     }
-    const targets = ctx.options.picture
-      ? await offerEach(site, ctx, converted)
-      : await replaceImages(site, ctx, converted.map(({ file, result, extension }) => ({ original: file, bytes: result.bytes, extension })));
-    for (const [i, { file, result }] of converted.entries()) {
+    for (const { original, target, size, result } of replaced) {
       const sizes = Object.entries(result.candidates ?? {}).map(([k, v]) => `${k} ${v} B`).join(', ');
-      ctx.decide({ file: file.path, action: 'changed', reason: `→ ${targets[i]}: ${result.detail}, ${file.outputSize} → ${result.bytes.length} B (${sizes})` });
+      ctx.decide({ file: original.path, action: 'changed', reason: `→ ${target}: ${result.detail}, ${original.outputSize} → ${size} B (${sizes})` });
     }
   },
 };
-
-/**
- * Each converted animation offered in <picture> beside its GIF, one after the other.
- * @param {import('../site/site.js').Site} site
- * @param {import('../pipeline.js').PassContext} ctx
- * @param {{ file: import('../site/site.js').SiteFile, result: import('../images/jobs.js').Converted, extension: string }[]} converted
- */
-async function offerEach(site, ctx, converted) {
-  const targets = [];
-  for (const { file, result, extension } of converted) {
-    targets.push(await offerImage(site, ctx, file, result.bytes, extension, result.format === 'webp' ? 'image/webp' : 'image/apng'));
-  }
-  return targets;
-}

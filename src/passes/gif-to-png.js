@@ -10,7 +10,7 @@
  * but with a floor.
  */
 import { readGifStructure } from '../images/gif.js';
-import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, recordResult, replaceImages } from '../images/replace.js';
+import { IMAGE_DEFAULTS, addReplacement, eachImageResult, imageJobOptions, imagesOfType, pointAtReplacements, recordResult } from '../images/replace.js';
 
 /** @type {import('../pipeline.js').Pass} */
 export default {
@@ -25,29 +25,29 @@ export default {
   },
   async run(site, ctx) {
     const referenced = site.referencedPaths();
-    const gifs = (await imagesOfType(site, 'gif')).filter(({ file, bytes }) => {
-      if (!referenced.has(file.path)) {
-        ctx.decide({ file: file.path, action: 'skipped', reason: 'no page or style sheet refers to it' });
-        return false;
-      }
-      try {
-        return readGifStructure(bytes).frames.length === 1;
-      } catch (error) {
-        ctx.warn(file.path, 'image-unreadable', `left as it is: ${/** @type {Error} */ (error).message}`);
-        return false;
-      }
+    const gifs = (await imagesOfType(site, 'gif')).filter((file) => {
+      if (referenced.has(file.path)) return true;
+      ctx.decide({ file: file.path, action: 'skipped', reason: 'no page or style sheet refers to it' });
+      return false;
     });
     const { zopfliIterations, maxPixels, lossy, quality } = imageJobOptions(ctx);
     // Lossless jobs keep their options (and so their cache keys) whatever the quality setting.
-    const results = await computeAll(ctx, 'gifToPng', gifs, { zopfliIterations, maxPixels, ...(lossy ? { lossy, quality } : {}) });
-    const converted = [];
-    for (const [i, { file }] of gifs.entries()) {
-      recordResult(ctx, file, results[i]);
-      if (results[i].status === 'converted') converted.push({ file, result: results[i] });
-    }
-    const targets = await replaceImages(site, ctx, converted.map(({ file, result }) => ({ original: file, bytes: result.bytes, extension: result.format === 'webp' ? 'webp' : 'png' })));
-    for (const [i, { file, result }] of converted.entries()) {
-      ctx.decide({ file: file.path, action: 'changed', reason: `→ ${targets[i]}: ${result.detail}, ${file.outputSize} → ${result.bytes.length} B` });
+    const options = { zopfliIterations, maxPixels, ...(lossy ? { lossy, quality } : {}) };
+    /** @type {(import('../images/replace.js').Replacement & { detail: string })[]} */
+    const replaced = [];
+    await eachImageResult(site, ctx, gifs, 'gifToPng', options, (bytes) => {
+      try {
+        return readGifStructure(bytes).frames.length === 1 ? null : false;
+      } catch (error) {
+        return /** @type {Error} */ (error).message;
+      }
+    }, async (file, result) => {
+      recordResult(ctx, file, result);
+      if (result.status === 'converted') replaced.push({ ...(await addReplacement(site, file, result.bytes, result.format === 'webp' ? 'webp' : 'png')), detail: result.detail });
+    });
+    await pointAtReplacements(site, ctx, replaced);
+    for (const { original, target, size, detail } of replaced) {
+      ctx.decide({ file: original.path, action: 'changed', reason: `→ ${target}: ${detail}, ${original.outputSize} → ${size} B` });
     }
   },
 };

@@ -6,7 +6,7 @@
  * palette chosen by libimagequant, when they reach the quality floor.
  * PNGs that an earlier pass wrote are already as small as it can make them.
  */
-import { IMAGE_DEFAULTS, computeAll, imageJobOptions, imagesOfType, recordResult } from '../images/replace.js';
+import { IMAGE_DEFAULTS, eachImageResult, imageJobOptions, imagesOfType, recordResult } from '../images/replace.js';
 
 /** @type {import('../pipeline.js').Pass} */
 export default {
@@ -18,16 +18,14 @@ export default {
     quality: { type: 'string', default: '65-80', description: 'lossy quality, MIN-MAX: the floor a result must reach, and the target' },
   },
   async run(site, ctx) {
-    const pngs = (await imagesOfType(site, 'png')).filter(({ file }) => file.absPath !== null);
-    const results = await computeAll(ctx, 'recompressPng', pngs, imageJobOptions(ctx));
-    for (const [i, { file }] of pngs.entries()) {
-      const result = results[i];
+    const pngs = (await imagesOfType(site, 'png')).filter((file) => file.absPath !== null);
+    await eachImageResult(site, ctx, pngs, 'recompressPng', imageJobOptions(ctx), null, async (file, result) => {
       recordResult(ctx, file, result);
-      if (result.status !== 'converted') continue;
+      if (result.status !== 'converted') return;
       const before = file.outputSize;
       await site.write(file.path, result.bytes);
       ctx.touched(file.path, before, result.bytes.length);
       ctx.decide({ file: file.path, action: 'changed', reason: `${result.detail}, ${before} → ${result.bytes.length} B` });
-    }
+    });
   },
 };
