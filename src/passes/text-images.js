@@ -18,6 +18,7 @@ import { pageImages } from '../text-images/elements.js';
 import { RenderSession, RenderSessions } from '../text-images/browser.js';
 import { fitReplacement } from '../text-images/verify.js';
 import { cssRule, encodeMarkup, htmlAttribute, htmlText, imageButtonMarkup, layoutDeclarations, pixels } from '../text-images/markup.js';
+import { ownString } from '../site/reference-table.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -183,7 +184,7 @@ export default {
   },
 };
 
-/** @typedef {Map<string, ReturnType<typeof pageImages>>} ParsedPages each page's image elements and head end, by site path */
+/** @typedef {Map<string, number | null>} ParsedPages the byte offset of each page's head end (see pageImages), by site path */
 
 /**
  * The images worth looking at, each with every element that shows it, or a
@@ -220,43 +221,31 @@ async function findCandidates(site, ctx, parsed) {
       byImage.set(image.path, { image, bytes, type, uses: [] });
     }
   }
-  const out = [];
+  /** @type {Map<string, string>} why a candidate stays an image: the first reason, in file then byte order */
+  const reasons = new Map();
   const referenced = site.referencesByTarget(new Set(byImage.keys()));
   for (const candidate of byImage.values()) {
-    const refs = referenced.get(candidate.image.path) ?? [];
-    const other = refs.find((r) => !((r.kind === 'img' && r.attribute === 'src') || r.kind === 'input-image'));
-    if (other) {
-      ctx.decide({ file: candidate.image.path, action: 'kept', reason: `also used as ${other.kind} in ${other.source}` });
-      continue;
-    }
-    let reason = '';
+    const other = (referenced.get(candidate.image.path) ?? []).find((r) => !((r.kind === 'img' && r.attribute === 'src') || r.kind === 'input-image'));
+    if (other) reasons.set(candidate.image.path, `also used as ${other.kind} in ${other.source}`);
+  }
+  referenced.clear();
+  // Page by page, each parsed once; only its head's end and the elements that show a candidate are kept.
+  for (const page of site.pages) {
+    const refs = page.references.filter((r) => r.target !== undefined && byImage.has(r.target) && !reasons.has(r.target));
+    if (!refs.length) continue;
+    const found = pageImages(await site.read(page.path), /** @type {string} */ (page.charset), page.bomLength);
+    parsed.set(page.path, found.headEnd);
     for (const ref of refs) {
-      const page = site.get(ref.source);
-      let found = parsed.get(page.path);
-      if (!found) {
-        found = pageImages(await site.read(page.path), /** @type {string} */ (page.charset), page.bomLength);
-        parsed.set(page.path, found);
-      }
-      const elements = found.images;
-      const element = elements.find((e) => e.srcStart === ref.start);
-      if (!element) { reason = `an element in ${page.path} could not be located`; break; }
-      const button = element.name === 'input';
-      // As a <button>, an image button sends the same form data only when every submission of its form comes from it (docs/text-images.md).
-      if (button && element.formIssue) { reason = `a form's image button in ${page.path}: ${element.formIssue}, so a <button> could change the form data`; break; }
-      if (element.inPicture) { reason = `inside <picture> in ${page.path}`; break; }
-      const blocking = Object.keys(element.attrs).find((a) => (button ? BLOCKING_BUTTON_ATTRIBUTES : BLOCKING_ATTRIBUTES).test(a));
-      if (blocking) { reason = `its ${blocking.toUpperCase()} attribute in ${page.path} may be used by scripts or styles`; break; }
-      const layout = layoutDeclarations(element.attrs);
-      if ('reason' in layout) { reason = `${layout.reason} (${page.path})`; break; }
-      if (button && !layout.declarations.some(([p]) => p === 'vertical-align' || p === 'float')) {
-        reason = `a form's image button on the text baseline in ${page.path}: a <button>'s baseline is its text's, not its bottom edge as an image's is`;
-        break;
-      }
-      const width = pixels(element.attrs.width);
-      const height = pixels(element.attrs.height);
-      if (width === null || height === null) { reason = `WIDTH or HEIGHT is not in pixels in ${page.path}`; break; }
-      candidate.uses.push({ page, element, width: 'width' in element.attrs ? width : -1, height: 'height' in element.attrs ? height : -1, layout: layout.declarations });
+      const target = /** @type {string} */ (ref.target);
+      if (reasons.has(target)) continue;
+      const use = elementUse(page, ref, found.images);
+      if ('reason' in use) reasons.set(target, use.reason);
+      else /** @type {{ uses: Use[] }} */ (byImage.get(target)).uses.push(use);
     }
+  }
+  const out = [];
+  for (const candidate of byImage.values()) {
+    const reason = reasons.get(candidate.image.path);
     if (reason) ctx.decide({ file: candidate.image.path, action: 'kept', reason });
     else out.push(candidate);
   }
@@ -290,6 +279,35 @@ function whyNot(plan, use) {
     if (across !== plan.bands.reduce((s, b) => s + b.size, 0)) return `rule stretched across its bands in ${use.page.path}`;
   }
   return '';
+}
+
+/**
+ * How one element shows a candidate image, or why that keeps the image.
+ * @param {SiteFile} page
+ * @param {import('../site/site.js').Reference} ref
+ * @param {ImageElement[]} elements the page's image elements
+ * @returns {Use | { reason: string }}
+ */
+function elementUse(page, ref, elements) {
+  const found = elements.find((e) => e.srcStart === ref.start);
+  if (!found) return { reason: `an element in ${page.path} could not be located` };
+  // Its own strings: slices of the page's text would keep the whole text alive for the rest of the pass.
+  const element = { ...found, attrs: Object.fromEntries(Object.entries(found.attrs).map(([k, v]) => [ownString(k), ownString(v)])) };
+  const button = element.name === 'input';
+  // As a <button>, an image button sends the same form data only when every submission of its form comes from it (docs/text-images.md).
+  if (button && element.formIssue) return { reason: `a form's image button in ${page.path}: ${element.formIssue}, so a <button> could change the form data` };
+  if (element.inPicture) return { reason: `inside <picture> in ${page.path}` };
+  const blocking = Object.keys(element.attrs).find((a) => (button ? BLOCKING_BUTTON_ATTRIBUTES : BLOCKING_ATTRIBUTES).test(a));
+  if (blocking) return { reason: `its ${blocking.toUpperCase()} attribute in ${page.path} may be used by scripts or styles` };
+  const layout = layoutDeclarations(element.attrs);
+  if ('reason' in layout) return { reason: `${layout.reason} (${page.path})` };
+  if (button && !layout.declarations.some(([p]) => p === 'vertical-align' || p === 'float')) {
+    return { reason: `a form's image button on the text baseline in ${page.path}: a <button>'s baseline is its text's, not its bottom edge as an image's is` };
+  }
+  const width = pixels(element.attrs.width);
+  const height = pixels(element.attrs.height);
+  if (width === null || height === null) return { reason: `WIDTH or HEIGHT is not in pixels in ${page.path}` };
+  return { page, element, width: 'width' in element.attrs ? width : -1, height: 'height' in element.attrs ? height : -1, layout: layout.declarations };
 }
 
 /**
@@ -395,7 +413,7 @@ async function apply(site, ctx, accepted, parsed) {
       const head = sharedPath
         ? `<link rel=stylesheet href="${encodePath(path.posix.relative(path.posix.dirname(pagePath), sharedPath))}">`
         : `<style>${cssOf(names)}</style>`;
-      const at = /** @type {ReturnType<typeof pageImages>} */ (parsed.get(pagePath)).headEnd ?? Math.min(...byteEdits.map((e) => e.start));
+      const at = parsed.get(pagePath) ?? Math.min(...byteEdits.map((e) => e.start));
       byteEdits.push({ start: at, end: at, bytes: encodeMarkup(head, charset) });
     }
     const after = applyEdits(before, byteEdits);

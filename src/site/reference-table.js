@@ -9,6 +9,15 @@
 
 /** @typedef {import('./site.js').Reference} Reference */
 
+/**
+ * A copy of a string that shares no memory with the one it came from: a
+ * string sliced from a parsed document's text keeps the whole text alive.
+ * @param {string} value
+ */
+export function ownString(value) {
+  return Buffer.from(value, 'utf8').toString('utf8');
+}
+
 /** Each distinct string once, numbered from 1 (0: absent). */
 export class StringTable {
   constructor() {
@@ -23,8 +32,7 @@ export class StringTable {
     if (value === undefined) return 0;
     let id = this.ids.get(value);
     if (id === undefined) {
-      // A copy, not a slice of the parsed document's text, which a slice would keep alive.
-      const own = Buffer.from(value, 'utf8').toString('utf8');
+      const own = ownString(value);
       id = this.strings.length;
       this.strings.push(own);
       this.ids.set(own, id);
