@@ -6,6 +6,8 @@ import sharp from 'sharp';
 
 // One libvips thread per worker: the pool already runs a job per core.
 sharp.concurrency(1);
+// No operation cache: every job decodes different bytes, so it would only hold memory (up to 50 MB a worker).
+sharp.cache(false);
 
 export { gifToPng, animation, recompressPng } from './images/jobs.js';
 export { compressText } from './compress/jobs.js';

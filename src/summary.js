@@ -8,8 +8,8 @@ import { REFERENCE_KINDS } from './site/reference-kinds.js';
 /**
  * Up to this many references, the summary lists every one; a larger site's
  * summary lists those that do not resolve (missing, escaping, invalid,
- * ambiguous), which its warnings point at. Every reference of 10,000 pages
- * would be millions of entries (docs/scaling.md).
+ * ambiguous), which its warnings point at, up to this many again. Every
+ * reference of 10,000 pages would be millions of entries (docs/scaling.md).
  */
 export const SUMMARY_REFERENCE_LIMIT = 20_000;
 
@@ -28,7 +28,8 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  * @property {Record<string, number>} referencesByKind
  * @property {Record<string, number>} referencesByStatus
  * @property {{ source: string, kind: string, url: string, start: number, end: number, status: string, target?: string, via?: string, note?: string }[]} references
- *   every reference of the site, or only those that do not resolve when there are more than SUMMARY_REFERENCE_LIMIT
+ *   every reference of the site, or, when there are more than SUMMARY_REFERENCE_LIMIT, the first
+ *   SUMMARY_REFERENCE_LIMIT of those that do not resolve (referencesByStatus counts them all)
  * @property {'all' | 'unresolved'} referencesListed which references `references` lists
  * @property {import('./pipeline.js').PassReport[]} passes
  * @property {import('./site/site.js').Warning[]} warnings
@@ -49,8 +50,12 @@ export function summarize(site, run) {
   let total = 0;
   /** @type {import('./site/site.js').Reference[] | null} every reference, until there are too many */
   let all = [];
-  /** @type {import('./site/site.js').Reference[]} */
+  /** @type {import('./site/site.js').Reference[]} the first unresolved references, listed when not every one is */
   const unresolved = [];
+  /** @type {import('./site/site.js').Reference[]} unresolved references a page loads (or that escape, are invalid or ambiguous): one warning each */
+  const warned = [];
+  /** Links (not loaded with the page) to files not in the site: one warning for all. */
+  const links = { count: 0, sources: new Set() };
   /** @type {Record<string, number>} */
   const byKind = {};
   /** @type {Record<string, number>} */
@@ -61,7 +66,14 @@ export function summarize(site, run) {
       total++;
       byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
       byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
-      if (Object.hasOwn(UNRESOLVED, r.status)) unresolved.push(r);
+      if (Object.hasOwn(UNRESOLVED, r.status)) {
+        if (unresolved.length < SUMMARY_REFERENCE_LIMIT) unresolved.push(r);
+        if (REFERENCE_KINDS[r.kind].subresource || r.status !== 'missing') warned.push(r);
+        else {
+          links.count++;
+          links.sources.add(r.source);
+        }
+      }
       if (all && total > SUMMARY_REFERENCE_LIMIT) all = null;
       all?.push(r);
     }
@@ -72,7 +84,7 @@ export function summarize(site, run) {
   const pageBytesBefore = run.pageBytesBefore ?? pageBytesAfter;
   const bytesOut = files.reduce((sum, f) => sum + f.outputSize, 0);
   const sum = (/** @type {Record<string, number>} */ m) => Object.values(m).reduce((a, b) => a + b, 0);
-  const warnings = [...site.warnings, ...referenceWarnings(unresolved)];
+  const warnings = [...site.warnings, ...referenceWarnings(warned, links)];
   return {
     tool: 'pagediet',
     version: VERSION,
@@ -122,17 +134,15 @@ export function summarize(site, run) {
  * one line for all links (`<a href>`, ...) that point at pages not in it:
  * a site built from part of a larger one has many, and they cost no request.
  * External URLs are listed in the references, not warned about.
- * @param {import('./site/site.js').Reference[]} unresolved the references of the site whose status is one of UNRESOLVED
+ * @param {import('./site/site.js').Reference[]} warned unresolved references warned about one by one
+ * @param {{ count: number, sources: Set<string> }} links missing links, warned about together
  * @returns {import('./site/site.js').Warning[]}
  */
-function referenceWarnings(unresolved) {
-  const messages = UNRESOLVED;
-  const loaded = unresolved.filter((r) => REFERENCE_KINDS[r.kind].subresource || r.status !== 'missing');
-  const links = unresolved.filter((r) => !loaded.includes(r));
-  const warnings = loaded.map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${messages[r.status]}${r.note ? ` (${r.note})` : ''}` }));
-  if (links.length) {
-    const sources = new Set(links.map((r) => r.source));
-    warnings.push({ file: '', code: 'links-missing', message: `${links.length} links in ${sources.size} page${sources.size === 1 ? '' : 's'} point at files not in the site (see references with status "missing")` });
+function referenceWarnings(warned, links) {
+  const warnings = warned.map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${UNRESOLVED[r.status]}${r.note ? ` (${r.note})` : ''}` }));
+  if (links.count) {
+    const pages = links.sources.size;
+    warnings.push({ file: '', code: 'links-missing', message: `${links.count} links in ${pages} page${pages === 1 ? '' : 's'} point at files not in the site (see references with status "missing")` });
   }
   return warnings;
 }
