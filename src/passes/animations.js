@@ -27,7 +27,7 @@ export default {
     if (!FORMATS.includes(format)) throw new UserError(`animations must be one of ${FORMATS.join(', ')}, not '${format}'`);
     const referenced = site.referencedPaths();
     const gifs = (await imagesOfType(site, 'gif')).filter((file) => referenced.has(file.path));
-    /** @type {(import('../images/replace.js').Replacement & { result: import('../images/jobs.js').Converted })[]} */
+    /** @type {(import('../images/replace.js').Replacement & { result: Pick<import('../images/jobs.js').Converted, 'format' | 'detail' | 'candidates'> })[]} */
     const replaced = [];
     await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx) }, (bytes) => {
       try {
@@ -37,7 +37,7 @@ export default {
       }
     }, async (file, result) => {
       recordResult(ctx, file, result);
-      if (result.status === 'converted') replaced.push({ ...(await addReplacement(site, file, result.bytes, result.format === 'webp' ? 'webp' : 'png')), result: { ...result, bytes: Buffer.alloc(0) } });
+      if (result.status === 'converted') replaced.push({ ...(await addReplacement(site, file, result.bytes, result.format === 'webp' ? 'webp' : 'png')), result: { format: result.format, detail: result.detail, candidates: result.candidates } });
     });
     if (ctx.options.picture) {
       for (const replacement of replaced) await offerImage(site, ctx, replacement, replacement.result.format === 'webp' ? 'image/webp' : 'image/apng');

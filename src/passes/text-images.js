@@ -421,9 +421,10 @@ async function apply(site, ctx, accepted, parsed) {
     ctx.touched(pagePath, before.length, after.length);
   }
   // No page refers to a replaced image any more; like the image passes' originals, it goes only with --prune.
-  const referenced = ctx.options.prune ? site.referencedPaths() : new Set();
+  if (!ctx.options.prune) return;
+  const referenced = site.referencedPaths();
   for (const imagePath of replaced) {
-    if (!ctx.options.prune || referenced.has(imagePath)) continue;
+    if (referenced.has(imagePath)) continue;
     ctx.touched(imagePath, site.get(imagePath).outputSize, 0);
     site.remove(imagePath);
   }

@@ -120,11 +120,6 @@ export class SiteFile {
   get outputSize() {
     return this.outputKey ? this.outputLength : this.size;
   }
-
-  /** Whether a pass wrote the file (or created it). */
-  get changed() {
-    return this.outputKey !== null;
-  }
 }
 
 export class Site {
@@ -259,10 +254,9 @@ export class Site {
     let first = false;
     /** @type {Buffer} */
     let bytes;
-    if (file.outputKey) {
-      bytes = await this.bytes.get(file.outputKey);
-    } else if (file.sourceKey) {
-      bytes = await this.bytes.get(file.sourceKey);
+    const key = this.contentKey(file);
+    if (key) {
+      bytes = await this.bytes.get(key);
     } else {
       const read = await this.readInput(file);
       if (!read) return;
@@ -374,15 +368,24 @@ export class Site {
   referencedPaths() {
     /** @type {Set<string>} */
     const paths = new Set();
+    for (const { target } of this.targetedReferences()) paths.add(target);
+    return paths;
+  }
+
+  /**
+   * Each reference that resolves to a file, as its table, its index there and
+   * its target, in file then byte order.
+   * @returns {Generator<{ table: ReferenceTable, index: number, target: string }>}
+   */
+  *targetedReferences() {
     for (const file of this.files.values()) {
       const table = file.referenceTable;
       if (!table) continue;
-      for (let i = 0; i < table.length; i++) {
-        const target = table.targetAt(i);
-        if (target !== undefined) paths.add(target);
+      for (let index = 0; index < table.length; index++) {
+        const target = table.targetAt(index);
+        if (target !== undefined) yield { table, index, target };
       }
     }
-    return paths;
   }
 
   /**
@@ -395,16 +398,11 @@ export class Site {
   referencesByTarget(targets) {
     /** @type {Map<string, Reference[]>} */
     const index = new Map();
-    for (const file of this.files.values()) {
-      const table = file.referenceTable;
-      if (!table) continue;
-      for (let i = 0; i < table.length; i++) {
-        const target = table.targetAt(i);
-        if (target === undefined || !targets.has(target)) continue;
-        const list = index.get(target);
-        if (list) list.push(table.at(i));
-        else index.set(target, [table.at(i)]);
-      }
+    for (const { table, index: i, target } of this.targetedReferences()) {
+      if (!targets.has(target)) continue;
+      const list = index.get(target);
+      if (list) list.push(table.at(i));
+      else index.set(target, [table.at(i)]);
     }
     return index;
   }
@@ -451,8 +449,8 @@ export class Site {
    */
   async read(sitePath) {
     const file = this.get(sitePath);
-    if (file.outputKey) return this.bytes.get(file.outputKey);
-    if (file.sourceKey) return this.bytes.get(file.sourceKey);
+    const key = this.contentKey(file);
+    if (key) return this.bytes.get(key);
     const bytes = await this.readInput(file);
     if (!bytes) throw new Error(`${sitePath}: cannot read`);
     return bytes;
@@ -531,15 +529,21 @@ export class Site {
   async retarget(changes) {
     /** @type {Map<string, import('./edits.js').Edit[]>} */
     const bySource = new Map();
+    /** @type {Map<string, Buffer>} each source's bytes, read once however many of its references change */
+    const current = new Map();
     for (const { ref, target } of changes) {
       const source = this.get(ref.source);
-      const current = await this.read(ref.source);
-      const url = retargetUrl(ref, target, current, /** @type {string} */ (source.charset));
+      let bytes = current.get(ref.source);
+      if (!bytes) {
+        bytes = await this.read(ref.source);
+        current.set(ref.source, bytes);
+      }
+      const url = retargetUrl(ref, target, bytes, /** @type {string} */ (source.charset));
       const edits = bySource.get(ref.source) ?? [];
       edits.push({ start: ref.start, end: ref.end, bytes: encodeText(url, /** @type {string} */ (source.charset)) });
       bySource.set(ref.source, edits);
     }
-    for (const [sourcePath, edits] of bySource) await this.write(sourcePath, applyEdits(await this.read(sourcePath), edits));
+    for (const [sourcePath, edits] of bySource) await this.write(sourcePath, applyEdits(/** @type {Buffer} */ (current.get(sourcePath)), edits));
     return [...bySource.keys()];
   }
 }
