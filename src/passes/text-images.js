@@ -29,17 +29,32 @@ import { ownString } from '../site/reference-table.js';
  * @typedef {import('../text-images/markup.js').Declaration} Declaration
  * @typedef {import('../text-images/verify.js').Fitted} Fitted
  *
+ * @typedef {object} Shape how elements show a candidate image: one object for
+ *   every element that shows it with the same tag name and attributes (a site
+ *   of 10,000 pages showing the same bullet has one shape and 10,000 uses)
+ * @property {'img' | 'input'} name
+ * @property {Record<string, string>} attrs
+ * @property {number} width displayed; -1 when the element has no WIDTH (whyNot fills it in from the image)
+ * @property {number} height the same for HEIGHT
+ * @property {Declaration[]} layout
+ *
  * @typedef {object} Use one element showing a candidate image
  * @property {SiteFile} page
- * @property {ImageElement} element
- * @property {number} width displayed
- * @property {number} height displayed
- * @property {Declaration[]} layout
+ * @property {number} tagStart byte offset of its start tag
+ * @property {number} tagEnd byte offset after it
+ * @property {Shape} shape
+ *
+ * @typedef {object} Candidate an image worth looking at
+ * @property {SiteFile} image
+ * @property {Buffer} bytes
+ * @property {string} type
+ * @property {Use[]} uses
+ * @property {Map<string, Shape>} shapes its uses' shapes, by tag name and attributes, in order of first use
  *
  * @typedef {object} Replacement
  * @property {SiteFile} image
  * @property {Use[]} uses
- * @property {Map<Use, { declarations: Declaration[], text: string }>} content
+ * @property {Map<Shape, { declarations: Declaration[], text: string }>} content
  * @property {Exclude<Plan, import('../text-images/plan.js').KeptPlan>} plan
  * @property {number} score the lowest similarity of its uses
  * @property {number} bytes the image's
@@ -119,28 +134,28 @@ export default {
     try {
       // The plans (classification, style, OCR) all at once: the pool runs one per core.
       let planned = 0;
-      const plans = await Promise.all(candidates.map(async ({ image, bytes, uses }) => {
-        const texts = [...new Set(uses.flatMap((u) => [u.element.attrs.alt, u.element.attrs.title]).filter((t) => t !== undefined))];
+      const plans = await Promise.all(candidates.map(async ({ image, bytes, shapes }) => {
+        const texts = [...new Set([...shapes.values()].flatMap((shape) => [shape.attrs.alt, shape.attrs.title]).filter((t) => t !== undefined))];
         const plan = /** @type {Plan | { status: 'failed', reason: string }} */ (await ctx.compute('textImagePlan', bytes, { revision: PLAN_REVISION, texts, ocr: ctx.options.ocr ?? TEXT_IMAGE_DEFAULTS.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
         ctx.progress(image.path, { done: ++planned, total: candidates.length });
         return plan;
       }));
       let fitted = 0;
-      const outcomes = await Promise.all(candidates.map(async ({ image, bytes, uses, type }, i) => {
+      const outcomes = await Promise.all(candidates.map(async ({ image, bytes, uses, shapes, type }, i) => {
         const plan = plans[i];
         if (plan.status === 'failed' || plan.status === 'kept') return { plan };
         const unfit = uses.map((u) => whyNot(plan, u)).find(Boolean);
         if (unfit) return { plan, unfit };
         /** @type {Map<string, Fitted>} by element and size */
         const fits = new Map();
-        for (const use of uses) {
-          const size = fitKey(use);
-          if (fits.has(size) || use.width === 0 || use.height === 0) continue;
-          const element = use.element.name === 'input' ? 'button' : 'span';
-          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: use.width, height: use.height, ...(element === 'button' ? { element } : {}) }, [bytes]);
+        for (const shape of shapes.values()) {
+          const size = fitKey(shape);
+          if (fits.has(size) || shape.width === 0 || shape.height === 0) continue;
+          const element = shape.name === 'input' ? 'button' : 'span';
+          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: shape.width, height: shape.height, ...(element === 'button' ? { element } : {}) }, [bytes]);
           let fit = /** @type {Fitted | undefined} */ (await cache?.get(key));
           if (!fit) {
-            fit = await sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, use.width, use.height, element));
+            fit = await sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
             await cache?.set(key, fit);
           }
           fits.set(size, fit);
@@ -148,7 +163,7 @@ export default {
         ctx.progress(image.path, { done: ++fitted, total: candidates.length });
         return { plan, fits };
       }));
-      for (const [i, { image, bytes, uses }] of candidates.entries()) {
+      for (const [i, { image, bytes, uses, shapes }] of candidates.entries()) {
         const { plan, unfit, fits } = outcomes[i];
         if (plan.status === 'failed') {
           // The job was stopped (time limit, out of memory): the image stays.
@@ -171,9 +186,9 @@ export default {
         }
         /** @type {Replacement['content']} */
         const content = new Map();
-        for (const use of uses) {
-          const fit = fits.get(fitKey(use));
-          content.set(use, { declarations: fit ? fit.content : [], text: fit ? fit.text : '' });
+        for (const shape of shapes.values()) {
+          const fit = fits.get(fitKey(shape));
+          content.set(shape, { declarations: fit ? fit.content : [], text: fit ? fit.text : '' });
         }
         accepted.push({ image, uses, content, plan, score: worst, bytes: bytes.length });
       }
@@ -192,10 +207,10 @@ export default {
  * @param {Site} site
  * @param {PassContext} ctx
  * @param {ParsedPages} parsed filled with each page looked at, for apply()
- * @returns {Promise<{ image: SiteFile, bytes: Buffer, type: string, uses: Use[] }[]>}
+ * @returns {Promise<Candidate[]>}
  */
 async function findCandidates(site, ctx, parsed) {
-  /** @type {Map<string, { image: SiteFile, bytes: Buffer, type: string, uses: Use[] }>} */
+  /** @type {Map<string, Candidate>} */
   const byImage = new Map();
   /** @type {Set<string>} */
   const rejected = new Set();
@@ -218,7 +233,7 @@ async function findCandidates(site, ctx, parsed) {
       }
       const type = sniffImageType(bytes.subarray(0, 12)) ?? (bytes[0] === 0xff && bytes[1] === 0xd8 ? 'jpeg' : null);
       if (!type || !MIME[type]) { rejected.add(image.path); continue; }
-      byImage.set(image.path, { image, bytes, type, uses: [] });
+      byImage.set(image.path, { image, bytes, type, uses: [], shapes: new Map() });
     }
   }
   /** @type {Map<string, string>} why a candidate stays an image: the first reason, in file then byte order */
@@ -238,9 +253,10 @@ async function findCandidates(site, ctx, parsed) {
     for (const ref of refs) {
       const target = /** @type {string} */ (ref.target);
       if (reasons.has(target)) continue;
-      const use = elementUse(page, ref, found.images);
+      const candidate = /** @type {Candidate} */ (byImage.get(target));
+      const use = elementUse(page, ref, found.images, candidate.shapes);
       if ('reason' in use) reasons.set(target, use.reason);
-      else /** @type {{ uses: Use[] }} */ (byImage.get(target)).uses.push(use);
+      else candidate.uses.push(use);
     }
   }
   const out = [];
@@ -253,11 +269,11 @@ async function findCandidates(site, ctx, parsed) {
 }
 
 /**
- * Uses of one image that share a fitted replacement: the same element and size.
- * @param {Use} use
+ * Shapes of one image that share a fitted replacement: the same element and size.
+ * @param {Shape} shape
  */
-function fitKey(use) {
-  return `${use.element.name} ${use.width}x${use.height}`;
+function fitKey(shape) {
+  return `${shape.name} ${shape.width}x${shape.height}`;
 }
 
 /**
@@ -267,15 +283,16 @@ function fitKey(use) {
  * @param {Use} use
  */
 function whyNot(plan, use) {
-  if (use.width < 0 && use.height < 0) { use.width = plan.width; use.height = plan.height; }
-  else if (use.width < 0) use.width = Math.round(plan.width * use.height / plan.height);
-  else if (use.height < 0) use.height = Math.round(plan.height * use.width / plan.width);
-  if (use.element.name === 'input' && plan.status !== 'text') return `a form's image button showing ${plan.status === 'symbol' ? 'a symbol' : `a ${plan.status}`} in ${use.page.path}: only text buttons are rewritten`;
-  if ((plan.status === 'text' || plan.status === 'symbol') && (use.width !== plan.width || use.height !== plan.height)) {
-    return `shown at ${use.width}x${use.height}, not its own ${plan.width}x${plan.height}, in ${use.page.path}: scaled text is not replaced`;
+  const shape = use.shape; // every shape belongs to one image, so it is filled in from that image's plan
+  if (shape.width < 0 && shape.height < 0) { shape.width = plan.width; shape.height = plan.height; }
+  else if (shape.width < 0) shape.width = Math.round(plan.width * shape.height / plan.height);
+  else if (shape.height < 0) shape.height = Math.round(plan.height * shape.width / plan.width);
+  if (shape.name === 'input' && plan.status !== 'text') return `a form's image button showing ${plan.status === 'symbol' ? 'a symbol' : `a ${plan.status}`} in ${use.page.path}: only text buttons are rewritten`;
+  if ((plan.status === 'text' || plan.status === 'symbol') && (shape.width !== plan.width || shape.height !== plan.height)) {
+    return `shown at ${shape.width}x${shape.height}, not its own ${plan.width}x${plan.height}, in ${use.page.path}: scaled text is not replaced`;
   }
   if (plan.status === 'rule') {
-    const across = plan.direction === 'horizontal' ? use.height : use.width;
+    const across = plan.direction === 'horizontal' ? shape.height : shape.width;
     if (across !== plan.bands.reduce((s, b) => s + b.size, 0)) return `rule stretched across its bands in ${use.page.path}`;
   }
   return '';
@@ -283,31 +300,52 @@ function whyNot(plan, use) {
 
 /**
  * How one element shows a candidate image, or why that keeps the image.
+ * Elements with the same tag name and attributes share one shape.
  * @param {SiteFile} page
  * @param {import('../site/site.js').Reference} ref
  * @param {ImageElement[]} elements the page's image elements
+ * @param {Map<string, Shape>} shapes the image's shapes so far; a new one is added
  * @returns {Use | { reason: string }}
  */
-function elementUse(page, ref, elements) {
-  const found = elements.find((e) => e.srcStart === ref.start);
-  if (!found) return { reason: `an element in ${page.path} could not be located` };
-  // Its own strings: slices of the page's text would keep the whole text alive for the rest of the pass.
-  const element = { ...found, attrs: Object.fromEntries(Object.entries(found.attrs).map(([k, v]) => [ownString(k), ownString(v)])) };
+function elementUse(page, ref, elements, shapes) {
+  const element = elements.find((e) => e.srcStart === ref.start);
+  if (!element) return { reason: `an element in ${page.path} could not be located` };
   const button = element.name === 'input';
   // As a <button>, an image button sends the same form data only when every submission of its form comes from it (docs/text-images.md).
   if (button && element.formIssue) return { reason: `a form's image button in ${page.path}: ${element.formIssue}, so a <button> could change the form data` };
   if (element.inPicture) return { reason: `inside <picture> in ${page.path}` };
+  const key = JSON.stringify([element.name, element.attrs]);
+  let shape = shapes.get(key);
+  if (!shape) {
+    const found = elementShape(element, page);
+    if ('reason' in found) return found;
+    shape = found;
+    shapes.set(key, shape);
+  }
+  return { page, tagStart: element.tagStart, tagEnd: element.tagEnd, shape };
+}
+
+/**
+ * The shape of an element that shows a candidate, or why it keeps the image.
+ * @param {ImageElement} element
+ * @param {SiteFile} page
+ * @returns {Shape | { reason: string }}
+ */
+function elementShape(element, page) {
+  const button = element.name === 'input';
   const blocking = Object.keys(element.attrs).find((a) => (button ? BLOCKING_BUTTON_ATTRIBUTES : BLOCKING_ATTRIBUTES).test(a));
   if (blocking) return { reason: `its ${blocking.toUpperCase()} attribute in ${page.path} may be used by scripts or styles` };
-  const layout = layoutDeclarations(element.attrs);
+  // Its own strings: slices of the page's text would keep the whole text alive for the rest of the pass.
+  const attrs = Object.fromEntries(Object.entries(element.attrs).map(([k, v]) => [ownString(k), ownString(v)]));
+  const layout = layoutDeclarations(attrs);
   if ('reason' in layout) return { reason: `${layout.reason} (${page.path})` };
   if (button && !layout.declarations.some(([p]) => p === 'vertical-align' || p === 'float')) {
     return { reason: `a form's image button on the text baseline in ${page.path}: a <button>'s baseline is its text's, not its bottom edge as an image's is` };
   }
-  const width = pixels(element.attrs.width);
-  const height = pixels(element.attrs.height);
+  const width = pixels(attrs.width);
+  const height = pixels(attrs.height);
   if (width === null || height === null) return { reason: `WIDTH or HEIGHT is not in pixels in ${page.path}` };
-  return { page, element, width: 'width' in element.attrs ? width : -1, height: 'height' in element.attrs ? height : -1, layout: layout.declarations };
+  return { name: element.name, attrs, width: 'width' in attrs ? width : -1, height: 'height' in attrs ? height : -1, layout: layout.declarations };
 }
 
 /**
@@ -339,36 +377,47 @@ async function apply(site, ctx, accepted, parsed) {
     const edits = [];
     const newClasses = new Set();
     let markupDelta = 0;
-    for (const use of r.uses) {
-      const { declarations, text } = /** @type {{ declarations: Declaration[], text: string }} */ (r.content.get(use));
-      const charset = /** @type {string} */ (use.page.charset);
-      let markup = '';
-      let className = '';
-      if (use.width > 0 && use.height > 0) {
-        const all = [...declarations, ...use.layout];
-        const body = cssRule('', all);
-        let name = classes.get(body);
-        if (!name) {
-          name = `${prefix}${classes.size + 1}`;
-          classes.set(body, name);
-          rules.set(name, all);
-          newClasses.add(name);
-        }
-        className = name;
-        const title = use.element.attrs.title ? ` title="${htmlAttribute(use.element.attrs.title, charset)}"` : '';
-        markup = use.element.name === 'input'
-          ? imageButtonMarkup(use.element.attrs, name, text, charset)
-          : `<span class=${name}${title}>${htmlText(text, charset)}</span>`;
+    /** The class of a shape's replacement: one per distinct rule body, numbered in order of first use. @param {Shape} shape */
+    const classFor = (shape) => {
+      const all = [.../** @type {{ declarations: Declaration[] }} */ (r.content.get(shape)).declarations, ...shape.layout];
+      const body = cssRule('', all);
+      let name = classes.get(body);
+      if (!name) {
+        name = `${prefix}${classes.size + 1}`;
+        classes.set(body, name);
+        rules.set(name, all);
+        newClasses.add(name);
       }
-      markupDelta += encodeMarkup(markup, charset).length - (use.element.tagEnd - use.element.tagStart);
-      edits.push({ use, markup, className });
+      return name;
+    };
+    /** @type {Map<Shape, { className: string, byCharset: Map<string, { markup: string, length: number }> }>} worked out once per shape and charset */
+    const written = new Map();
+    for (const use of r.uses) {
+      const shape = use.shape;
+      const charset = /** @type {string} */ (use.page.charset);
+      let entry = written.get(shape);
+      if (!entry) {
+        entry = { className: shape.width > 0 && shape.height > 0 ? classFor(shape) : '', byCharset: new Map() };
+        written.set(shape, entry);
+      }
+      let markup = entry.byCharset.get(charset);
+      if (!markup) {
+        const text = /** @type {{ text: string }} */ (r.content.get(shape)).text;
+        const html = !entry.className ? '' : shape.name === 'input'
+          ? imageButtonMarkup(shape.attrs, entry.className, text, charset)
+          : `<span class=${entry.className}${shape.attrs.title ? ` title="${htmlAttribute(shape.attrs.title, charset)}"` : ''}>${htmlText(text, charset)}</span>`;
+        markup = { markup: html, length: encodeMarkup(html, charset).length };
+        entry.byCharset.set(charset, markup);
+      }
+      markupDelta += markup.length - (use.tagEnd - use.tagStart);
+      edits.push({ use, markup: markup.markup, className: entry.className });
     }
     const pages = new Set(r.uses.map((u) => u.page.path));
     const cssBytes = [...newClasses].reduce((sum, name) => sum + cssRule(name, /** @type {Declaration[]} */ (rules.get(name))).length, 0) * (mode === 'inline' ? pages.size : 1);
     const cost = markupDelta + cssBytes;
     const saved = r.bytes + REQUEST_BYTES * pages.size;
-    const button = r.uses.find((u) => u.element.name === 'input');
-    const field = button?.element.attrs.name ? `${button.element.attrs.name}.` : '';
+    const button = r.uses.find((u) => u.shape.name === 'input');
+    const field = button?.shape.attrs.name ? `${button.shape.attrs.name}.` : '';
     const what = `${describe(r.plan, edits[0]?.markup ?? '')}${button ? `, image button as a submit <button> (sends ${field}x=0&${field}y=0)` : ''}`;
     if (cost >= saved) {
       for (const name of newClasses) {
@@ -407,7 +456,7 @@ async function apply(site, ctx, accepted, parsed) {
     const charset = /** @type {string} */ (page.charset);
     const before = await site.read(pagePath);
     /** @type {import('../site/edits.js').Edit[]} */
-    const byteEdits = edits.map(({ use, markup }) => ({ start: use.element.tagStart, end: use.element.tagEnd, bytes: encodeMarkup(markup, charset) }));
+    const byteEdits = edits.map(({ use, markup }) => ({ start: use.tagStart, end: use.tagEnd, bytes: encodeMarkup(markup, charset) }));
     const names = /** @type {Set<string>} */ (pageClasses.get(pagePath));
     if (names.size) {
       const head = sharedPath
