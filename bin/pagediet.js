@@ -1,4 +1,9 @@
 #!/usr/bin/env node
-import { main } from '../src/cli.js';
+import { restartWithArenaLimit, runningGlibc, wantsArenaLimit } from '../src/util/arena-limit.js';
 
-process.exitCode = await main(process.argv.slice(2));
+if (wantsArenaLimit(process.env, runningGlibc())) {
+  process.exitCode = await restartWithArenaLimit();
+} else {
+  const { main } = await import('../src/cli.js');
+  process.exitCode = await main(process.argv.slice(2));
+}

@@ -1,0 +1,57 @@
+/**
+ * glibc's malloc gives each thread that allocates its own arena (up to eight
+ * per core) and hands little of what is freed there back to the system. A
+ * build's worker threads (libvips, tesseract, compression) leave hundreds of
+ * megabytes so stranded: on 500 generated pages, text-images alone peaked at
+ * 830 MiB with the default arenas and 551 MiB with two (docs/scaling.md).
+ * glibc reads the limit from the environment when the process starts, so
+ * the CLI starts itself again with it when it runs on glibc without one.
+ */
+import { spawn } from 'node:child_process';
+
+/** The variable glibc reads at start-up, and the value pagediet sets. */
+export const ARENA_VARIABLE = 'MALLOC_ARENA_MAX';
+export const ARENA_LIMIT = '2';
+
+/**
+ * Whether this process should start again with the arena limit: on glibc,
+ * with no limit set by the user (any value of theirs is kept, and a restarted
+ * process has one, so this never loops).
+ * @param {NodeJS.ProcessEnv} env
+ * @param {string | undefined} glibcVersion the running glibc's version, undefined elsewhere
+ */
+export function wantsArenaLimit(env, glibcVersion) {
+  return glibcVersion !== undefined && env[ARENA_VARIABLE] === undefined;
+}
+
+/** The running glibc's version, as node reports it; undefined on musl, macOS and Windows. */
+export function runningGlibc() {
+  const report = /** @type {{ header?: { glibcVersionRuntime?: string } } | undefined} */ (process.report?.getReport?.());
+  return report?.header?.glibcVersionRuntime;
+}
+
+/**
+ * Runs this same command again with the arena limit set, passing on its
+ * terminal, exit code and signals.
+ * @returns {Promise<number>} the exit code to leave with
+ */
+export function restartWithArenaLimit() {
+  const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, [ARENA_VARIABLE]: ARENA_LIMIT },
+  });
+  // A terminal's Ctrl-C reaches both processes; the child decides how the build ends.
+  const forward = (/** @type {NodeJS.Signals} */ signal) => child.kill(signal);
+  for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) process.on(signal, () => forward(signal));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      if (signal) {
+        // End the way the child ended, so a shell sees the same signal.
+        process.removeAllListeners(signal);
+        process.kill(process.pid, signal);
+      }
+      resolve(code ?? 1);
+    });
+  });
+}
