@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-import { restartWithArenaLimit, runningGlibc, wantsArenaLimit } from '../src/util/arena-limit.js';
+import { restartWithArenaLimit, wantsArenaLimit } from '../src/util/arena-limit.js';
 
-if (wantsArenaLimit(process.env, runningGlibc())) {
+if (wantsArenaLimit()) {
   process.exitCode = await restartWithArenaLimit();
 } else {
   const { main } = await import('../src/cli.js');

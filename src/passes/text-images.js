@@ -51,6 +51,12 @@ import { ownString } from '../site/reference-table.js';
  * @property {Use[]} uses
  * @property {Map<string, Shape>} shapes its uses' shapes, by tag name and attributes, in order of first use
  *
+ * @typedef {object} Edit one use's replacement markup, as text and in its page's charset
+ * @property {Use} use
+ * @property {string} markup
+ * @property {Buffer} bytes
+ * @property {string} className
+ *
  * @typedef {object} Replacement
  * @property {SiteFile} image
  * @property {Use[]} uses
@@ -365,7 +371,7 @@ async function apply(site, ctx, accepted, parsed) {
   const classes = new Map();
   /** @type {Map<string, Declaration[]>} class name → declarations */
   const rules = new Map();
-  /** @type {Map<string, { use: Use, markup: string, className: string }[]>} page → its edits */
+  /** @type {Map<string, Edit[]>} page → its edits */
   const byPage = new Map();
   /** @type {Map<string, Set<string>>} page → classes it uses */
   const pageClasses = new Map();
@@ -373,7 +379,7 @@ async function apply(site, ctx, accepted, parsed) {
   const replaced = new Set();
 
   for (const r of accepted) {
-    /** @type {{ use: Use, markup: string, className: string }[]} */
+    /** @type {Edit[]} */
     const edits = [];
     const newClasses = new Set();
     let markupDelta = 0;
@@ -390,7 +396,7 @@ async function apply(site, ctx, accepted, parsed) {
       }
       return name;
     };
-    /** @type {Map<Shape, { className: string, byCharset: Map<string, { markup: string, length: number }> }>} worked out once per shape and charset */
+    /** @type {Map<Shape, { className: string, byCharset: Map<string, { markup: string, bytes: Buffer }> }>} worked out once per shape and charset */
     const written = new Map();
     for (const use of r.uses) {
       const shape = use.shape;
@@ -406,11 +412,11 @@ async function apply(site, ctx, accepted, parsed) {
         const html = !entry.className ? '' : shape.name === 'input'
           ? imageButtonMarkup(shape.attrs, entry.className, text, charset)
           : `<span class=${entry.className}${shape.attrs.title ? ` title="${htmlAttribute(shape.attrs.title, charset)}"` : ''}>${htmlText(text, charset)}</span>`;
-        markup = { markup: html, length: encodeMarkup(html, charset).length };
+        markup = { markup: html, bytes: encodeMarkup(html, charset) };
         entry.byCharset.set(charset, markup);
       }
-      markupDelta += markup.length - (use.tagEnd - use.tagStart);
-      edits.push({ use, markup: markup.markup, className: entry.className });
+      markupDelta += markup.bytes.length - (use.tagEnd - use.tagStart);
+      edits.push({ use, markup: markup.markup, bytes: markup.bytes, className: entry.className });
     }
     const pages = new Set(r.uses.map((u) => u.page.path));
     const cssBytes = [...newClasses].reduce((sum, name) => sum + cssRule(name, /** @type {Declaration[]} */ (rules.get(name))).length, 0) * (mode === 'inline' ? pages.size : 1);
@@ -456,7 +462,7 @@ async function apply(site, ctx, accepted, parsed) {
     const charset = /** @type {string} */ (page.charset);
     const before = await site.read(pagePath);
     /** @type {import('../site/edits.js').Edit[]} */
-    const byteEdits = edits.map(({ use, markup }) => ({ start: use.tagStart, end: use.tagEnd, bytes: encodeMarkup(markup, charset) }));
+    const byteEdits = edits.map(({ use, bytes }) => ({ start: use.tagStart, end: use.tagEnd, bytes }));
     const names = /** @type {Set<string>} */ (pageClasses.get(pagePath));
     if (names.size) {
       const head = sharedPath

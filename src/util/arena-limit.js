@@ -17,11 +17,12 @@ export const ARENA_LIMIT = '2';
  * Whether this process should start again with the arena limit: on glibc,
  * with no limit set by the user (any value of theirs is kept, and a restarted
  * process has one, so this never loops).
- * @param {NodeJS.ProcessEnv} env
- * @param {string | undefined} glibcVersion the running glibc's version, undefined elsewhere
+ * @param {NodeJS.ProcessEnv} [env]
+ * @param {() => string | undefined} [glibcVersion] the running glibc's version, undefined elsewhere;
+ *   asked only when the variable is unset (node makes a whole diagnostic report to tell)
  */
-export function wantsArenaLimit(env, glibcVersion) {
-  return glibcVersion !== undefined && env[ARENA_VARIABLE] === undefined;
+export function wantsArenaLimit(env = process.env, glibcVersion = runningGlibc) {
+  return env[ARENA_VARIABLE] === undefined && glibcVersion() !== undefined;
 }
 
 /** The running glibc's version, as node reports it; undefined on musl, macOS and Windows. */
