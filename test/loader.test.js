@@ -1,10 +1,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { parseForDiscovery } from '../src/loader/discovery-tree.js';
-import { detectHtmlCharset } from '../src/site/charset.js';
-import { DocumentView } from '../src/site/document-view.js';
-import { htmlReferences, referencesInTree } from '../src/site/html-refs.js';
 import { loadSite } from '../src/loader/load.js';
 import { loadPage } from '../src/loader/client.js';
 import { startServer } from '../src/loader/server.js';
@@ -39,50 +35,6 @@ describe('robot on the real server, fixtures/microscape', () => {
     const writes = trace('pipelined', 'first').connections[0].writes;
     expect(writes.map((w) => w.length)).toEqual([1, 42]);
     expect(trace('http1.1', 'first').connections[0].writes.every((w) => w.length === 1)).toBe(true);
-  });
-});
-
-/** Markup where tree construction does more than nest tags, each with references. */
-const TRICKY_PAGES = {
-  'foster parenting': '<table><img src=a.gif><tr><td>x</td></tr>text<img src=b.gif style="background:url(c.gif)"></table>',
-  'reopened formatting elements': '<p><b><font face=x><img src=d.gif></p><p><img src=e.gif></p><b><b><b><b><img src=f.gif></b></b>',
-  'adoption agency': '<a href=1.html><p>x</a>y<img src=g.gif><b><p>1</b>2<img src=h.gif></p>',
-  'template, noscript, frames': '<template><img src=i.gif></template><noscript><img src=j.gif></noscript><frameset><frame src=k.html></frameset>',
-  'foreign content': '<svg><image xlink:href="l.png" href="m.png"/><style>@import "n.css";</style><script src=o.js></script>' +
-    '</svg><math><annotation-xml encoding="text/html"><img src=p.gif></annotation-xml></math><img src=q.gif>',
-  'adopted attributes': '<html lang=en><body background=r.gif><html class=x><body background=s.gif style="background:url(t.gif)">',
-  'style open at the end': '<base href="/sub/"><base href="/other/"><img src=u.gif><style>body { background: url(v.gif) }',
-  'picture and entities': '<picture><source srcset="w&amp;w.webp 1x, x.webp 2x"><img src="y&euro;.jpg" srcset="z.jpg 2x"></picture>' +
-    '<img src=aa.gif <img src=bb.gif>a<!-- c -->b<input type=image src=cc.gif><link rel=stylesheet href=dd.css>',
-  'quirks mode table': '<p><table><tr><td background=ee.gif><img src=ff.gif></td></tr></table>',
-};
-
-describe('discovery finds what the site model finds', () => {
-  /** @param {Buffer} bytes */
-  const both = (bytes) => {
-    const { charset, bomLength } = detectHtmlCharset(bytes);
-    const view = new DocumentView(bytes, charset, bomLength);
-    const model = htmlReferences(view);
-    return { model: { references: model.references, baseHref: model.baseHref }, discovery: referencesInTree(view, parseForDiscovery(view.text)) };
-  };
-
-  it('on every page of the fixtures, reference for reference (kinds, URLs, byte ranges, tags)', async () => {
-    const entries = await fs.readdir('fixtures', { recursive: true, withFileTypes: true });
-    const pages = entries.filter((e) => e.isFile() && /\.html?$/.test(e.name)).map((e) => path.join(e.parentPath, e.name));
-    expect(pages.length).toBeGreaterThan(10);
-    for (const page of pages) {
-      const { model, discovery } = both(await fs.readFile(page));
-      expect([page, discovery]).toEqual([page, model]);
-    }
-    expect(both(await fs.readFile('fixtures/microscape/index.html')).discovery.references).toHaveLength(137 + 108 + 1 + 1);
-  });
-
-  it.each(Object.entries(TRICKY_PAGES))('where tree construction is subtle: %s', (_name, markup) => {
-    for (const prefix of ['<!doctype html>', '']) {
-      const { model, discovery } = both(Buffer.from(`${prefix}${markup}`, 'utf8'));
-      expect(model.references.length).toBeGreaterThan(0);
-      expect(discovery).toEqual(model);
-    }
   });
 });
 

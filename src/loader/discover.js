@@ -1,7 +1,7 @@
 /**
  * What a browser fetches after a response: the subresources of a page or a
  * style sheet, found with the same extractors as the site model (for a page:
- * the same parse, without cheerio.load, and walk: discovery-tree.js), resolved
+ * the same parse and walk), resolved
  * as URLs against the response's URL (and <base href>), same origin only.
  */
 import { DocumentView } from '../site/document-view.js';
@@ -9,7 +9,7 @@ import { detectCssCharset, detectHtmlCharset } from '../site/charset.js';
 import { referencesInTree } from '../site/html-refs.js';
 import { stylesheetReferences } from '../site/css-refs.js';
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
-import { parseForDiscovery } from './discovery-tree.js';
+import { parsePage } from '../site/html-tree.js';
 import crypto from 'node:crypto';
 
 /**
@@ -38,7 +38,7 @@ function references(body, type) {
     } else {
       const { charset, bomLength } = detectHtmlCharset(body);
       const view = new DocumentView(body, charset, bomLength);
-      const found = referencesInTree(view, parseForDiscovery(view.text));
+      const found = referencesInTree(view, parsePage(view));
       entry = { refs: found.references, baseHref: found.baseHref, resolved: new Map() };
     }
     if (parsed.size >= PARSED_LIMIT) parsed.delete(/** @type {string} */ (parsed.keys().next().value));

@@ -14,7 +14,7 @@
  * style sheets, <style> blocks, style attributes or scripts mention
  * white-space or an inline display, which could make it visible.
  */
-import { isElement, isHtmlElement, location, nodes, parsePage } from './tree.js';
+import { isElement, isHtmlElement, location, nodes, parsePage } from '../site/html-tree.js';
 
 /**
  * @typedef {import('domhandler').AnyNode} AnyNode

@@ -10,7 +10,7 @@
  */
 import { applyEdits } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
-import { isElement, isHtmlElement, location, nodes, parsePage } from './tree.js';
+import { isElement, isHtmlElement, location, nodes, parsePage } from '../site/html-tree.js';
 
 /**
  * @typedef {import('../site/document-view.js').DocumentView} DocumentView

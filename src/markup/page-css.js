@@ -9,7 +9,7 @@ import { decodeHTMLAttribute } from 'entities';
 import { attributeValueRange, innerRange } from '../site/html-refs.js';
 import { decodeExact, encodeExact } from './codec.js';
 import { minifyCss } from './minify-css.js';
-import { isElement, isHtmlElement, location, nodes, parsePage } from './tree.js';
+import { isElement, isHtmlElement, location, nodes, parsePage } from '../site/html-tree.js';
 
 /**
  * @typedef {import('../site/document-view.js').DocumentView} DocumentView

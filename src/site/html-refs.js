@@ -1,13 +1,14 @@
 /**
  * Finds every reference of an HTML page, with the exact range of its URL in the
- * page's bytes, by walking the tree cheerio (parse5) builds from a DocumentView.
+ * page's bytes, by walking the tree parse5 builds from a DocumentView
+ * (parsePage, html-tree.js).
  */
-import * as cheerio from 'cheerio';
 import { decodeHTMLAttribute } from 'entities';
 import { string as cssString } from 'css-tree';
 import { cssUrls } from './css-refs.js';
 import { srcsetUrls } from './srcset.js';
 import { linkKind } from './reference-kinds.js';
+import { parsePage } from './html-tree.js';
 
 /**
  * @typedef {import('./reference-kinds.js').ReferenceKind} ReferenceKind
@@ -57,16 +58,15 @@ const URL_ATTRIBUTES = /** @type {Record<string, Record<string, ReferenceKind>>}
 export function htmlReferences(view) {
   /** @type {{ code: string, startOffset: number }[]} */
   const parseErrors = [];
-  const $ = cheerio.load(view.text, { sourceCodeLocationInfo: true, onParseError: (e) => parseErrors.push({ code: e.code, startOffset: e.startOffset }) });
-  const root = $.root()[0];
+  const root = parsePage(view, (e) => parseErrors.push({ code: e.code, startOffset: e.startOffset }));
   return { ...referencesInTree(view, root), root, parseErrors };
 }
 
 /**
  * The references of a page, from the tree parse5 built of its view with source
  * locations. Only elements' type, name, attribs, parent, children and
- * sourceCodeLocation are read; the robot's discovery walks the same parse,
- * made without cheerio.load (src/loader/discovery-tree.js), with this same walk.
+ * sourceCodeLocation are read; the robot's discovery walks the same parse
+ * (parsePage, src/site/html-tree.js) with this same walk.
  * @param {DocumentView} view
  * @param {AnyNode} root
  * @returns {{ references: FoundReference[], baseHref: string | null }}

@@ -5,9 +5,9 @@
  * For an image button, also whether every submission of its form comes from
  * it, the condition for rewriting it as a <button> with the same form data.
  */
-import * as cheerio from 'cheerio';
 import { decodeHTMLAttribute } from 'entities';
 import { DocumentView } from '../site/document-view.js';
+import { isElement, nodes, parsePage } from '../site/html-tree.js';
 import { attributeValueRange } from '../site/html-refs.js';
 
 /**
@@ -34,13 +34,15 @@ import { attributeValueRange } from '../site/html-refs.js';
  */
 export function pageImages(bytes, charset, bomLength) {
   const view = new DocumentView(bytes, charset, bomLength);
-  const $ = cheerio.load(view.text, { sourceCodeLocationInfo: true });
+  /** @type {Element[]} every element, in document order (template contents included) */
+  const all = [];
+  for (const node of nodes(parsePage(view))) if (isElement(node)) all.push(node);
   /** @type {ImageElement[]} */
   const images = [];
   /** @type {string | null | undefined} computed on the first image button */
   let scripts;
-  for (const node of $('img, input').toArray()) {
-    const el = /** @type {Element} */ (node);
+  for (const el of all) {
+    if (el.name !== 'img' && el.name !== 'input') continue;
     if (el.name === 'input' && (el.attribs.type ?? '').trim().toLowerCase() !== 'image') continue;
     const tag = /** @type {{ startTag?: Span } | null | undefined} */ (el.sourceCodeLocation)?.startTag;
     const src = attributeValueRange(view, el, 'src');
@@ -61,28 +63,28 @@ export function pageImages(bytes, charset, bomLength) {
       inPicture: /** @type {Element | null} */ (el.parent)?.name === 'picture',
     };
     if (el.name === 'input') {
-      if (scripts === undefined) scripts = pageScripts($);
-      image.formIssue = scripts ?? soleSubmitterIssue($, el);
+      if (scripts === undefined) scripts = pageScripts(all);
+      image.formIssue = scripts ?? soleSubmitterIssue(all, el);
     }
     images.push(image);
   }
-  return { images, headEnd: headEnd($, view) };
+  return { images, headEnd: headEnd(all, view) };
 }
 
 /**
  * Before </head> when it is written; else after the head's last element
  * written in the source; else before <body>; null when none is in the source.
- * @param {cheerio.CheerioAPI} $
+ * @param {Element[]} all the page's elements in document order
  * @param {DocumentView} view
  */
-function headEnd($, view) {
-  const head = /** @type {Element | undefined} */ ($('head').toArray()[0]);
+function headEnd(all, view) {
+  const head = all.find((e) => e.name === 'head');
   const loc = /** @type {{ endTag?: Span } | null | undefined} */ (head?.sourceCodeLocation);
   if (loc?.endTag) return view.byteOffset(loc.endTag.startOffset);
   const last = head?.children.filter((c) => c.type !== 'text' && /** @type {{ sourceCodeLocation?: Span | null }} */ (c).sourceCodeLocation).pop();
   const lastLoc = /** @type {{ sourceCodeLocation?: Span | null } | undefined} */ (last)?.sourceCodeLocation;
   if (lastLoc) return view.byteOffset(lastLoc.endOffset);
-  const body = /** @type {Element | undefined} */ ($('body').toArray()[0]);
+  const body = all.find((e) => e.name === 'body');
   const bodyTag = /** @type {{ startTag?: Span } | null | undefined} */ (body?.sourceCodeLocation)?.startTag;
   return bodyTag ? view.byteOffset(bodyTag.startOffset) : null;
 }
@@ -91,11 +93,10 @@ function headEnd($, view) {
  * Why a script may run in the page, or null: a script could submit a form
  * without its submit control (form.submit() sends no coordinates, but would
  * send the replacement's hidden field) or count the form's controls.
- * @param {cheerio.CheerioAPI} $
+ * @param {Element[]} all the page's elements
  */
-function pageScripts($) {
-  for (const node of $('*').toArray()) {
-    const el = /** @type {Element} */ (node);
+function pageScripts(all) {
+  for (const el of all) {
     if (el.name === 'script') return 'the page has a <script>, which may submit the form or read its controls';
     for (const [name, value] of Object.entries(el.attribs)) {
       if (/^on/.test(name)) return `the page has scripts (${name.toUpperCase()} on <${el.name}>), which may submit the form or read its controls`;
@@ -114,15 +115,14 @@ function pageScripts($) {
  * after the form's start and before the next form's: the parser's form
  * element pointer still ties such controls to the form when a table closed
  * the <form> element early (1990s markup does this).
- * @param {cheerio.CheerioAPI} $
+ * @param {Element[]} all the page's elements in document order
  * @param {Element} input
  */
-function soleSubmitterIssue($, input) {
-  const all = /** @type {Element[]} */ ($('*').toArray());
+function soleSubmitterIssue(all, input) {
   const formId = input.attribs.form;
   const owner = formId !== undefined
     ? all.find((e) => formId !== '' && e.attribs.id === formId)
-    : /** @type {Element | undefined} */ ($(input).closest('form').toArray()[0]);
+    : closestForm(input);
   if (!owner || owner.name !== 'form') return formId !== undefined ? `its FORM attribute names no <form>` : 'not inside a <form>';
   const forms = all.filter((e) => e.name === 'form');
   const start = offset(owner);
@@ -132,10 +132,22 @@ function soleSubmitterIssue($, input) {
     const named = control.attribs.form;
     const tied = named !== undefined
       ? owner.attribs.id !== undefined && named === owner.attribs.id
-      : $(control).closest('form').toArray()[0] === owner || (offset(control) > start && offset(control) < next);
+      : closestForm(control) === owner || (offset(control) > start && offset(control) < next);
     if (tied) return `its form has another submit control (<${control.name}${control.attribs.type ? ` type=${control.attribs.type}` : ''}>)`;
   }
   return null;
+}
+
+/**
+ * The element itself or its nearest ancestor that is a <form>.
+ * @param {Element} el
+ * @returns {Element | undefined}
+ */
+function closestForm(el) {
+  for (let node = /** @type {Element | null} */ (el); node; node = /** @type {Element | null} */ (node.parent)) {
+    if (isElement(node) && node.name === 'form') return node;
+  }
+  return undefined;
 }
 
 /** Whether an element is a control that submits its form. @param {Element} el */
