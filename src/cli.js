@@ -22,6 +22,7 @@ import { writeFileAtomic } from './util/atomic.js';
 import { createProgress } from './progress.js';
 import { parseShard } from './shard.js';
 import { renderHtmlReport } from './report/html.js';
+import { exitOnSignal } from './util/signals.js';
 import { SERVERS, readSiteFiles, serverConfig } from './configs/index.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
 
@@ -112,6 +113,7 @@ function createProgram(sys) {
     .option('--no-ocr', 'do not read text images with OCR (images whose ALT and TITLE do not match their pixels stay)')
     .option('--no-cache', 'do not keep or use results of earlier builds')
     .option('--cache-dir <dir>', 'where results are kept between builds (default node_modules/.cache/pagediet)')
+    .option('--memory-budget <MiB>', 'file bytes kept in memory during the build; the rest wait in a scratch directory in $TMPDIR (default 64)', nonNegativeInteger)
     .option('-q, --quiet', 'no progress output')
     .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)')
     .action(async (input, flags, command) => {
@@ -189,6 +191,19 @@ function merge(config, flags, command) {
  * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string, shard?: import('./shard.js').Shard } & import('./config.js').ImageConfig} opts
  */
 async function runBuild(sys, opts) {
+  const stopListening = exitOnSignal();
+  try {
+    await buildAndReport(sys, opts);
+  } finally {
+    stopListening();
+  }
+}
+
+/**
+ * @param {Io} sys
+ * @param {Parameters<typeof runBuild>[1]} opts
+ */
+async function buildAndReport(sys, opts) {
   const progress = createProgress({ stream: { write: sys.err, isTTY: sys.isTTY, columns: process.stderr.columns }, quiet: opts.quiet });
   const summary = await build({
     input: opts.input,
@@ -216,6 +231,7 @@ async function runBuild(sys, opts) {
     ocr: opts.ocr,
     cache: opts.cache,
     cacheDir: opts.cacheDir === undefined ? undefined : path.resolve(sys.cwd, opts.cacheDir),
+    memoryBudget: opts.memoryBudget === undefined ? undefined : opts.memoryBudget * 1024 * 1024,
     onProgress: progress.onProgress,
   });
   /** @type {import('./report/compare.js').ReportData | undefined} */

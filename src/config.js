@@ -35,6 +35,7 @@ export const CONFIG_KEYS = /** @type {const} */ ({
   ocr: 'boolean',
   cache: 'boolean',
   cacheDir: 'string',
+  memoryBudget: 'number',
 });
 
 /**
@@ -57,6 +58,7 @@ export const CONFIG_KEYS = /** @type {const} */ ({
  * @property {boolean} [ocr] text-images: read images with OCR when ALT and TITLE do not match
  * @property {boolean} [cache]
  * @property {string} [cacheDir]
+ * @property {number} [memoryBudget] MiB of file bytes kept in memory (the rest in a scratch directory)
  *
  * @typedef {{ out?: string, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, quiet?: boolean } & ImageConfig} FileConfig
  */

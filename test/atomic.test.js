@@ -79,4 +79,24 @@ describe('interrupted builds', () => {
     final.delete(MARKER);
     expect(digest(final)).toEqual(digest(complete));
   }, 60_000);
+
+  it.each([['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]])('a build ended by %s exits with %i and leaves no scratch directory', async (signal, code) => {
+    const files = { 'index.html': `<P>a page</P>${'<P>Some text that compresses well.</P>\n'.repeat(2000)}` };
+    for (let i = 0; i < 40; i++) files[`page-${i}.html`] = `<P>page ${i}</P>${'<P>More text.</P>\n'.repeat(2000)}`;
+    const input = await writeTree(await tempDir(), files);
+    const out = path.join(await tempDir(), 'out');
+    // Its own temporary directory, so what the build leaves there can be seen; with a budget of 0 every file
+    // waits on disk, so the scratch directory exists from the first file read.
+    const tmp = await tempDir();
+    const child = spawn(process.execPath, [BIN, 'build', input, '--out', out, '--quiet', '--no-report', '--memory-budget', '0'], { stdio: 'ignore', env: { ...process.env, TMPDIR: tmp } });
+    const exited = new Promise((resolve) => child.on('exit', (exitCode, exitSignal) => resolve({ exitCode, exitSignal })));
+    let scratch = [];
+    while (!scratch.length) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      scratch = (await fs.readdir(tmp)).filter((n) => n.startsWith('pagediet-scratch-'));
+    }
+    child.kill(signal);
+    expect(await exited).toEqual({ exitCode: code, exitSignal: null });
+    expect(await fs.readdir(tmp)).toEqual([]);
+  });
 });
