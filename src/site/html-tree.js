@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 
 // parse5 and the adapter as cheerio resolves them: the same packages and versions as cheerio's own parse.
 const fromCheerio = createRequire(createRequire(import.meta.url).resolve('cheerio'));
-/** @type {{ parse: (html: string, options: { sourceCodeLocationInfo: boolean, scriptingEnabled: boolean, treeAdapter: object, onParseError?: (error: { code: string, startOffset: number }) => void }) => import('domhandler').Document }} */
+/** @type {{ parse: (html: string, options: { sourceCodeLocationInfo: boolean, scriptingEnabled: boolean, treeAdapter: object, onParseError?: ((error: { code: string, startOffset: number }) => void) | undefined }) => import('domhandler').Document }} */
 const parse5 = fromCheerio('parse5');
 /** @type {{ adapter: object }} */
 const { adapter } = fromCheerio('parse5-htmlparser2-tree-adapter');
@@ -34,7 +34,7 @@ export const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
  * @returns {import('domhandler').Document} the document node
  */
 export function parsePage(view, onParseError) {
-  return parse5.parse(view.text, { sourceCodeLocationInfo: true, scriptingEnabled: true, treeAdapter: adapter, ...(onParseError ? { onParseError } : {}) });
+  return parse5.parse(view.text, { sourceCodeLocationInfo: true, scriptingEnabled: true, treeAdapter: adapter, onParseError });
 }
 
 /**

@@ -2,7 +2,8 @@
  * Rendering in real Chromium (Debian's, driven by playwright-core, which
  * downloads no browser of its own): the original image and its candidate
  * replacements drawn one under another on one page, screenshotted once, and
- * cut into same-sized pictures to compare. One browser serves a whole pass.
+ * cut into same-sized pictures to compare. A pass uses one browser per
+ * thread (RenderSessions), each with one page it renews now and then.
  */
 import fs from 'node:fs';
 import sharp from 'sharp';
@@ -100,10 +101,8 @@ export class RenderSession {
    * @returns {Promise<{ original: Rgba, variants: Rgba[] }>}
    */
   async render(image, width, height, variants, background) {
-    if (this.renders++ >= this.rendersPerPage) {
-      await this.renew();
-      this.renders = 1;
-    }
+    if (this.renders === this.rendersPerPage) await this.renew();
+    this.renders++;
     const slots = 1 + variants.length;
     const pitch = height + GAP;
     const src = `data:${image.mime};base64,${Buffer.from(image.bytes).toString('base64')}`;

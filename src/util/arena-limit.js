@@ -8,6 +8,7 @@
  * the CLI starts itself again with it when it runs on glibc without one.
  */
 import { spawn } from 'node:child_process';
+import { SIGNALS } from './signals.js';
 
 /** The variable glibc reads at start-up, and the value pagediet sets. */
 export const ARENA_VARIABLE = 'MALLOC_ARENA_MAX';
@@ -42,8 +43,7 @@ export function restartWithArenaLimit() {
     env: { ...process.env, [ARENA_VARIABLE]: ARENA_LIMIT },
   });
   // A terminal's Ctrl-C reaches both processes; the child decides how the build ends.
-  const forward = (/** @type {NodeJS.Signals} */ signal) => child.kill(signal);
-  for (const signal of /** @type {NodeJS.Signals[]} */ (['SIGINT', 'SIGTERM', 'SIGHUP'])) process.on(signal, () => forward(signal));
+  for (const signal of SIGNALS) process.on(signal, () => child.kill(signal));
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => {

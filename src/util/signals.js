@@ -10,7 +10,8 @@
  */
 import os from 'node:os';
 
-const SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
+/** The signals that end a build (and that a restarted CLI passes on to its child, arena-limit.js). */
+export const SIGNALS = /** @type {const} */ (['SIGINT', 'SIGTERM', 'SIGHUP']);
 
 /**
  * Ends the process through process.exit on those signals until the returned
