@@ -1,6 +1,15 @@
+import fs from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RenderSession } from '../src/text-images/browser.js';
+import { PLAYWRIGHT_DISABLED_FEATURES, RENDERS_PER_PURGE, RenderSession, RenderSessions, UNUSED_FEATURES } from '../src/text-images/browser.js';
+
+/** Two colours side by side, 6x4, as a PNG: the original must come back exactly, every time. */
+async function twoColours() {
+  const raw = Buffer.alloc(6 * 4 * 3);
+  for (let i = 0; i < 24; i++) raw.set(i % 6 < 3 ? [200, 30, 40] : [20, 90, 250], i * 3);
+  return sharp(raw, { raw: { width: 6, height: 4, channels: 3 } }).png().toBuffer();
+}
+const variant = { html: '<span class="v">x</span>', css: '.v{display:block;width:6px;height:4px;background:#14e}' };
 
 describe('a render session replaces its page after a number of renders', () => {
   /** @type {RenderSession} */
@@ -13,11 +22,7 @@ describe('a render session replaces its page after a number of renders', () => {
   });
 
   it('draws the same pixels on every page, and closes the pages it replaced', async () => {
-    // Two colours side by side, 6x4: the original must come back exactly, every time.
-    const raw = Buffer.alloc(6 * 4 * 3);
-    for (let i = 0; i < 24; i++) raw.set(i % 6 < 3 ? [200, 30, 40] : [20, 90, 250], i * 3);
-    const bytes = await sharp(raw, { raw: { width: 6, height: 4, channels: 3 } }).png().toBuffer();
-    const variant = { html: '<span class="v">x</span>', css: '.v{display:block;width:6px;height:4px;background:#14e}' };
+    const bytes = await twoColours();
     const pages = [];
     const drawn = [];
     for (let i = 0; i < 5; i++) {
@@ -33,5 +38,78 @@ describe('a render session replaces its page after a number of renders', () => {
       expect([...variants[0].data.subarray(0, 4)]).toEqual([0x11, 0x44, 0xee, 255]);
       expect(Buffer.from(variants[0].data).equals(Buffer.from(drawn[0].variants[0].data))).toBe(true);
     }
+  });
+});
+
+describe('a render session keeps its renderer small', () => {
+  /** @type {RenderSession} */
+  let session;
+  beforeAll(async () => {
+    session = await RenderSession.open();
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+
+  it('frees the documents it drew when purged, and draws the same pixels after', async () => {
+    const bytes = await twoColours();
+    const nodes = async () => (await session.tab.cdp.send('Memory.getDOMCounters')).nodes;
+    const first = await session.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+    const one = await nodes();
+    for (let i = 0; i < 9; i++) await session.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+    // Each replaced document's nodes stay until a collection.
+    expect(await nodes()).toBeGreaterThan(5 * one);
+    await session.purge();
+    expect(await nodes()).toBeLessThanOrEqual(one);
+    const after = await session.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+    expect(Buffer.from(after.original.data).equals(Buffer.from(first.original.data))).toBe(true);
+    expect(Buffer.from(after.variants[0].data).equals(Buffer.from(first.variants[0].data))).toBe(true);
+  });
+
+  it('purges by itself every RENDERS_PER_PURGE renders', async () => {
+    const bytes = await twoColours();
+    const fresh = await RenderSession.open();
+    try {
+      for (let i = 0; i < RENDERS_PER_PURGE; i++) await fresh.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      const before = (await fresh.tab.cdp.send('Memory.getDOMCounters')).nodes;
+      await fresh.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      const after = (await fresh.tab.cdp.send('Memory.getDOMCounters')).nodes;
+      expect(after).toBeLessThan(before / 10);
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('starts no address-bar popup, and keeps the features playwright turns off', async () => {
+    const cdp = await session.browser.newBrowserCDPSession();
+    const { targetInfos } = await cdp.send('Target.getTargets');
+    expect(targetInfos.map((t) => t.type)).toEqual(['page']);
+    // Chromium takes the last --disable-features: ours must hold playwright's (the first) and the unused ones.
+    const chromium = fs.readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8').trim().split(/\s+/)
+      .map((pid) => fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'))
+      .filter((args) => args.some((a) => a.startsWith('--remote-debugging-pipe')));
+    expect(chromium.length).toBeGreaterThan(0);
+    for (const args of chromium) {
+      const lists = args.filter((a) => a.startsWith('--disable-features=')).map((a) => a.slice('--disable-features='.length).split(','));
+      expect(lists.length).toBe(2);
+      expect(lists[1]).toEqual(expect.arrayContaining([...lists[0], ...UNUSED_FEATURES]));
+      expect(lists[0]).toEqual(PLAYWRIGHT_DISABLED_FEATURES);
+    }
+  });
+});
+
+describe('render sessions share one browser', () => {
+  it('opens a page per session in one browser, and closes it', async () => {
+    const sessions = new RenderSessions(2);
+    const a = await sessions.acquire();
+    const b = await sessions.acquire();
+    expect(a.browser).toBe(b.browser);
+    expect(a.page).not.toBe(b.page);
+    expect(a.browser.contexts()).toHaveLength(2);
+    const bytes = await twoColours();
+    const [da, db] = await Promise.all([a, b].map((s) => s.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255])));
+    expect(Buffer.from(da.variants[0].data).equals(Buffer.from(db.variants[0].data))).toBe(true);
+    await sessions.close();
+    expect(a.browser.isConnected()).toBe(false);
   });
 });

@@ -2,8 +2,9 @@
  * Rendering in real Chromium (Debian's, driven by playwright-core, which
  * downloads no browser of its own): the original image and its candidate
  * replacements drawn one under another on one page, screenshotted once, and
- * cut into same-sized pictures to compare. A pass uses one browser per
- * thread (RenderSessions), each with one page it renews now and then.
+ * cut into same-sized pictures to compare. A pass uses one browser with a
+ * page per thread (RenderSessions); each page is purged of dead documents
+ * often and replaced now and then, so the renderers stay small.
  */
 import fs from 'node:fs';
 import sharp from 'sharp';
@@ -18,32 +19,71 @@ import { cssColour } from './pixels.js';
 /** The browser pagediet renders with; PAGEDIET_CHROMIUM names another. */
 export const CHROMIUM_PATH = process.env.PAGEDIET_CHROMIUM || '/usr/bin/chromium';
 
-/** No sandbox (builds may run as root in containers), no GPU, nothing that talks to Google's servers. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run'];
+/**
+ * Features playwright-core (1.65) turns off. Chromium takes only the last
+ * --disable-features switch, so the one below must repeat them; a test holds
+ * this list to what playwright passes.
+ */
+export const PLAYWRIGHT_DISABLED_FEATURES = ['AvoidUnnecessaryBeforeUnloadCheckSync', 'DestroyProfileOnBrowserClose', 'HttpsUpgrades', 'HttpsFirstBalancedModeAutoEnable', 'LensOverlay', 'MediaRouter', 'PaintHolding', 'ThirdPartyStoragePartitioning', 'AvoidCorsURLLoaderRestartOnRedirect', 'TcpPortRandomizationWin', 'OptimizationHints', 'NetworkTimeServiceQuerying', 'AimEnabled', 'PreconnectToSearch', 'msForceBrowserSignIn', 'msEdgeUpdateLaunchServicesPreferredVersion'];
+
+/**
+ * Processes a headless browser starts that rendering never uses: the address
+ * bar's popup, which Chromium 151 and later draw in a renderer of its own at
+ * start (50-80 MB), and the spare renderer kept ready for the next site (20 MB).
+ */
+export const UNUSED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'SpareRendererForSitePerProcess'];
+
+/** No sandbox (builds may run as root in containers), no GPU, nothing that talks to Google's servers, no processes that are not needed. */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run', `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...UNUSED_FEATURES].join(',')}`];
 
 /** Space between slots, so no element's overflow reaches the next. */
 const GAP = 8;
 
 /**
+ * Renders between purges of a page's renderer: a full garbage collection and
+ * a critical memory-pressure signal (Chromium drops its caches). The DOM of
+ * each replaced document stays until a collection, which a small JS heap
+ * rarely starts: without purges a renderer grew from 50 MB to 190 MB in 500
+ * renders and 240 MB in 1,000; purged every 50 it held 86 MB and 96 MB, in the
+ * same time.
+ */
+export const RENDERS_PER_PURGE = 50;
+
+/**
  * Renders a page draws before a fresh page (and renderer process) replaces
- * it: a renderer grows with what it has drawn. On 10,000 generated pages each
- * of the two had grown to about 195 MB; a fresh one holds about 50 MB, and
- * 500 renders add about 10 MB.
+ * it, for what purges leave (about 10 MB per 500 renders).
  */
 export const RENDERS_PER_PAGE = 500;
+
+/**
+ * @typedef {object} Tab a page in a context of its own
+ * @property {import('playwright-core').BrowserContext} context
+ * @property {import('playwright-core').Page} page
+ * @property {import('playwright-core').CDPSession} cdp the page's DevTools session, for purges
+ */
+
+/** Starts Chromium. */
+async function launch() {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+}
 
 export class RenderSession {
   /**
    * @param {import('playwright-core').Browser} browser
-   * @param {{ context: import('playwright-core').BrowserContext, page: import('playwright-core').Page }} tab
-   * @param {number} [rendersPerPage]
+   * @param {Tab} tab
+   * @param {{ rendersPerPage?: number, ownsBrowser?: boolean }} [options] ownsBrowser: close() closes the browser, not only the page
    */
-  constructor(browser, { context, page }, rendersPerPage = RENDERS_PER_PAGE) {
+  constructor(browser, tab, { rendersPerPage = RENDERS_PER_PAGE, ownsBrowser = false } = {}) {
     this.browser = browser;
-    this.context = context;
-    this.page = page;
+    this.tab = tab;
     this.rendersPerPage = rendersPerPage;
+    this.ownsBrowser = ownsBrowser;
     this.renders = 0;
+  }
+
+  get page() {
+    return this.tab.page;
   }
 
   /** Why rendering is impossible here, or null. */
@@ -56,10 +96,9 @@ export class RenderSession {
    * @param {{ rendersPerPage?: number }} [options] renders before the page is replaced (tests set a few)
    */
   static async open({ rendersPerPage } = {}) {
-    const { chromium } = await import('playwright-core');
-    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    const browser = await launch();
     try {
-      return new RenderSession(browser, await RenderSession.newTab(browser), rendersPerPage);
+      return new RenderSession(browser, await RenderSession.newTab(browser), { rendersPerPage, ownsBrowser: true });
     } catch (error) {
       await browser.close();
       throw error;
@@ -69,25 +108,32 @@ export class RenderSession {
   /**
    * A page in a context of its own, which can load nothing but data: URLs.
    * @param {import('playwright-core').Browser} browser
+   * @returns {Promise<Tab>}
    */
   static async newTab(browser) {
     const context = await browser.newContext({ deviceScaleFactor: 1, serviceWorkers: 'block' });
     await context.route((url) => url.protocol !== 'data:', (route) => route.abort('blockedbyclient'));
-    return { context, page: await context.newPage() };
+    const page = await context.newPage();
+    return { context, page, cdp: await context.newCDPSession(page) };
   }
 
   /** Replaces the page with a fresh one in a new context, and closes the old (its renderer exits). */
   async renew() {
-    const old = this.context;
-    const { context, page } = await RenderSession.newTab(this.browser);
-    this.context = context;
-    this.page = page;
+    const old = this.tab.context;
+    this.tab = await RenderSession.newTab(this.browser);
     this.renders = 0;
     await old.close();
   }
 
+  /** Frees what the renderer keeps of the documents it drew: see RENDERS_PER_PURGE. */
+  async purge() {
+    await this.tab.cdp.send('HeapProfiler.collectGarbage');
+    await this.tab.cdp.send('Memory.simulatePressureNotification', { level: 'critical' });
+  }
+
+  /** Closes the page, and the browser when the session started it. */
   async close() {
-    await this.browser.close();
+    await (this.ownsBrowser ? this.browser.close() : this.tab.context.close());
   }
 
   /**
@@ -102,6 +148,7 @@ export class RenderSession {
    */
   async render(image, width, height, variants, background) {
     if (this.renders === this.rendersPerPage) await this.renew();
+    else if (this.renders > 0 && this.renders % RENDERS_PER_PURGE === 0) await this.purge();
     this.renders++;
     const slots = 1 + variants.length;
     const pitch = height + GAP;
@@ -135,15 +182,18 @@ export class RenderSession {
 }
 
 /**
- * Up to `size` render sessions, each lent to one task at a time: fitting runs
- * in as many browsers at once as the machine has cores (Chromium renders in
- * its own processes, so two fits keep two cores busy). Sessions start when
- * first needed; a result never depends on which session drew it.
+ * Up to `size` render sessions, each lent to one task at a time, all pages of
+ * one browser: fitting runs in as many renderer processes at once as the
+ * machine has cores, and the browser's own processes (about 250 MB: the
+ * browser, GPU, network and zygote processes) are there once. Sessions start
+ * when first needed; a result never depends on which session drew it.
  */
 export class RenderSessions {
   /** @param {number} size */
   constructor(size) {
     this.size = Math.max(1, size);
+    /** @type {Promise<import('playwright-core').Browser> | null} started with the first session */
+    this.browser = null;
     /** @type {RenderSession[]} */
     this.idle = [];
     /** @type {Promise<RenderSession>[]} */
@@ -174,15 +224,22 @@ export class RenderSessions {
     const idle = this.idle.pop();
     if (idle) return Promise.resolve(idle);
     if (this.all.length < this.size) {
-      const opening = RenderSession.open();
+      const opening = this.open();
       this.all.push(opening);
       return opening;
     }
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
+  /** A session on a new page of the shared browser. */
+  async open() {
+    this.browser ??= launch();
+    const browser = await this.browser;
+    return new RenderSession(browser, await RenderSession.newTab(browser));
+  }
+
   async close() {
-    const sessions = await Promise.allSettled(this.all);
-    await Promise.all(sessions.map((s) => (s.status === 'fulfilled' ? s.value.close() : undefined)));
+    const browser = this.browser && (await Promise.allSettled([this.browser]))[0];
+    if (browser?.status === 'fulfilled') await browser.value.close();
   }
 }
