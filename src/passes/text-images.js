@@ -19,6 +19,7 @@ import { RenderSession, RenderSessions } from '../text-images/browser.js';
 import { fitReplacement } from '../text-images/verify.js';
 import { cssRule, encodeMarkup, htmlAttribute, htmlText, imageButtonMarkup, layoutDeclarations, pixels } from '../text-images/markup.js';
 import { ownString } from '../site/reference-table.js';
+import { UseList } from '../text-images/uses.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -28,6 +29,7 @@ import { ownString } from '../site/reference-table.js';
  * @typedef {import('../text-images/elements.js').ImageElement} ImageElement
  * @typedef {import('../text-images/markup.js').Declaration} Declaration
  * @typedef {import('../text-images/verify.js').Fitted} Fitted
+ * @typedef {import('../text-images/uses.js').Use} Use
  *
  * @typedef {object} Shape how elements show a candidate image: one object for
  *   every element that shows it with the same tag name and attributes (a site
@@ -38,17 +40,11 @@ import { ownString } from '../site/reference-table.js';
  * @property {number} height the same for HEIGHT
  * @property {Declaration[]} layout
  *
- * @typedef {object} Use one element showing a candidate image
- * @property {SiteFile} page
- * @property {number} tagStart byte offset of its start tag
- * @property {number} tagEnd byte offset after it
- * @property {Shape} shape
- *
  * @typedef {object} Candidate an image worth looking at
  * @property {SiteFile} image
  * @property {Buffer} bytes
  * @property {string} type
- * @property {Use[]} uses
+ * @property {UseList} uses
  * @property {Map<string, Shape>} shapes its uses' shapes, by tag name and attributes, in order of first use
  *
  * @typedef {object} Edit one use's replacement markup, as text and in its page's charset
@@ -59,7 +55,7 @@ import { ownString } from '../site/reference-table.js';
  *
  * @typedef {object} Replacement
  * @property {SiteFile} image
- * @property {Use[]} uses
+ * @property {UseList} uses
  * @property {Map<Shape, { declarations: Declaration[], text: string }>} content
  * @property {Exclude<Plan, import('../text-images/plan.js').KeptPlan>} plan
  * @property {number} score the lowest similarity of its uses
@@ -150,8 +146,10 @@ export default {
       const outcomes = await Promise.all(candidates.map(async ({ image, bytes, uses, shapes, type }, i) => {
         const plan = plans[i];
         if (plan.status === 'failed' || plan.status === 'kept') return { plan };
-        const unfit = uses.map((u) => whyNot(plan, u)).find(Boolean);
-        if (unfit) return { plan, unfit };
+        for (const use of uses) {
+          const unfit = whyNot(plan, use);
+          if (unfit) return { plan, unfit };
+        }
         /** @type {Map<string, Fitted>} by element and size */
         const fits = new Map();
         for (const shape of shapes.values()) {
@@ -220,7 +218,8 @@ async function findCandidates(site, ctx, parsed) {
   const byImage = new Map();
   /** @type {Set<string>} */
   const rejected = new Set();
-  for (const page of site.pages) {
+  const pages = site.pages;
+  for (const page of pages) {
     for (const ref of page.references) {
       if ((ref.kind !== 'img' && ref.kind !== 'input-image') || ref.status !== 'ok' || !ref.target || rejected.has(ref.target)) continue;
       const image = site.get(ref.target);
@@ -239,7 +238,7 @@ async function findCandidates(site, ctx, parsed) {
       }
       const type = sniffImageType(bytes.subarray(0, 12)) ?? (bytes[0] === 0xff && bytes[1] === 0xd8 ? 'jpeg' : null);
       if (!type || !MIME[type]) { rejected.add(image.path); continue; }
-      byImage.set(image.path, { image, bytes, type, uses: [], shapes: new Map() });
+      byImage.set(image.path, { image, bytes, type, uses: new UseList(pages), shapes: new Map() });
     }
   }
   /** @type {Map<string, string>} why a candidate stays an image: the first reason, in file then byte order */
@@ -251,7 +250,7 @@ async function findCandidates(site, ctx, parsed) {
   }
   referenced.clear();
   // Page by page, each parsed once; only its head's end and the elements that show a candidate are kept.
-  for (const page of site.pages) {
+  for (const [pageIndex, page] of pages.entries()) {
     const refs = page.references.filter((r) => r.target !== undefined && byImage.has(r.target) && !reasons.has(r.target));
     if (!refs.length) continue;
     const found = pageImages(await site.read(page.path), /** @type {string} */ (page.charset), page.bomLength);
@@ -262,7 +261,7 @@ async function findCandidates(site, ctx, parsed) {
       const candidate = /** @type {Candidate} */ (byImage.get(target));
       const use = elementUse(page, ref, found.images, candidate.shapes);
       if ('reason' in use) reasons.set(target, use.reason);
-      else candidate.uses.push(use);
+      else candidate.uses.push(pageIndex, use.tagStart, use.tagEnd, use.shape);
     }
   }
   const out = [];
@@ -311,7 +310,7 @@ function whyNot(plan, use) {
  * @param {import('../site/site.js').Reference} ref
  * @param {ImageElement[]} elements the page's image elements
  * @param {Map<string, Shape>} shapes the image's shapes so far; a new one is added
- * @returns {Use | { reason: string }}
+ * @returns {Omit<Use, 'page'> | { reason: string }}
  */
 function elementUse(page, ref, elements, shapes) {
   const element = elements.find((e) => e.srcStart === ref.start);
@@ -328,7 +327,7 @@ function elementUse(page, ref, elements, shapes) {
     shape = found;
     shapes.set(key, shape);
   }
-  return { page, tagStart: element.tagStart, tagEnd: element.tagEnd, shape };
+  return { tagStart: element.tagStart, tagEnd: element.tagEnd, shape };
 }
 
 /**
@@ -418,12 +417,12 @@ async function apply(site, ctx, accepted, parsed) {
       markupDelta += markup.bytes.length - (use.tagEnd - use.tagStart);
       edits.push({ use, markup: markup.markup, bytes: markup.bytes, className: entry.className });
     }
-    const pages = new Set(r.uses.map((u) => u.page.path));
+    const pages = new Set(edits.map((e) => e.use.page.path));
     const cssBytes = [...newClasses].reduce((sum, name) => sum + cssRule(name, /** @type {Declaration[]} */ (rules.get(name))).length, 0) * (mode === 'inline' ? pages.size : 1);
     const cost = markupDelta + cssBytes;
     const saved = r.bytes + REQUEST_BYTES * pages.size;
-    const button = r.uses.find((u) => u.shape.name === 'input');
-    const field = button?.shape.attrs.name ? `${button.shape.attrs.name}.` : '';
+    const button = r.uses.shapes.find((shape) => shape.name === 'input');
+    const field = button?.attrs.name ? `${button.attrs.name}.` : '';
     const what = `${describe(r.plan, edits[0]?.markup ?? '')}${button ? `, image button as a submit <button> (sends ${field}x=0&${field}y=0)` : ''}`;
     if (cost >= saved) {
       for (const name of newClasses) {
