@@ -1,6 +1,10 @@
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readTree, tempDir } from './helpers/tmp.js';
 import { PLAYWRIGHT_DISABLED_FEATURES, RENDERS_PER_PURGE, RenderSession, RenderSessions, UNUSED_FEATURES } from '../src/text-images/browser.js';
 
 /** Two colours side by side, 6x4, as a PNG: the original must come back exactly, every time. */
@@ -111,5 +115,44 @@ describe('render sessions share one browser', () => {
     expect(Buffer.from(da.variants[0].data).equals(Buffer.from(db.variants[0].data))).toBe(true);
     await sessions.close();
     expect(a.browser.isConnected()).toBe(false);
+  });
+});
+
+describe('a render that fails', () => {
+  it('leaves a fresh page for the next task', async () => {
+    const sessions = new RenderSessions(1);
+    try {
+      const bytes = await twoColours();
+      /** @type {import('playwright-core').Page | undefined} */
+      let broken;
+      await expect(sessions.use(async (s) => {
+        broken = s.page;
+        await s.page.close();
+        return s.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      })).rejects.toThrow(/closed/);
+      const drawn = await sessions.use(async (s) => {
+        expect(s.page).not.toBe(broken);
+        return s.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      });
+      expect(Buffer.from(drawn.original.data).equals(await sharp(bytes).ensureAlpha().raw().toBuffer())).toBe(true);
+    } finally {
+      await sessions.close();
+    }
+  });
+
+  it('keeps each image with a warning when Chromium cannot start, and the build ends', async () => {
+    const out = path.join(await tempDir(), 'out');
+    const { stdout } = await promisify(execFile)(process.execPath, [path.resolve('bin/pagediet.js'), 'build', 'fixtures/microscape', '--out', out, '--only', 'text-images', '--no-cache', '--no-report', '--no-configs', '--json'], {
+      env: { ...process.env, PAGEDIET_CHROMIUM: '/bin/false', PAGEDIET_DEBUG: '', CI: '' },
+      maxBuffer: 64 << 20,
+    });
+    const summary = JSON.parse(stdout);
+    // The 24 images of microscape that reach the fit in Chromium, each kept with a warning.
+    const failed = summary.warnings.filter((/** @type {{ code: string }} */ w) => w.code === 'render-failed');
+    expect(failed).toHaveLength(24);
+    for (const w of failed) expect(w.message).toMatch(/^text-images: kept as it is: Chromium could not draw its replacement: /);
+    const written = await readTree(out);
+    written.delete('.pagediet-output.json');
+    expect(written).toEqual(await readTree('fixtures/microscape'));
   });
 });

@@ -159,7 +159,14 @@ export default {
           const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: shape.width, height: shape.height, ...(element === 'button' ? { element } : {}) }, [bytes]);
           let fit = /** @type {Fitted | undefined} */ (await cache?.get(key));
           if (!fit) {
-            fit = await sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
+            try {
+              fit = await sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
+            } catch (error) {
+              // A fit Chromium could not draw (a timeout on an overloaded machine): this image stays, the others go on.
+              const reason = `Chromium could not draw its replacement: ${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]}`;
+              ctx.warn(image.path, 'render-failed', `kept as it is: ${reason}`);
+              return { plan, unfit: reason };
+            }
             await cache?.set(key, fit);
           }
           fits.set(size, fit);

@@ -194,11 +194,11 @@ export class RenderSessions {
     this.size = Math.max(1, size);
     /** @type {Promise<import('playwright-core').Browser> | null} started with the first session */
     this.browser = null;
+    /** Sessions open or opening. */
+    this.opened = 0;
     /** @type {RenderSession[]} */
     this.idle = [];
-    /** @type {Promise<RenderSession>[]} */
-    this.all = [];
-    /** @type {((session: RenderSession) => void)[]} */
+    /** @type {((session: RenderSession | null) => void)[]} tasks waiting; null: a session failed to open, try again */
     this.waiting = [];
   }
 
@@ -212,6 +212,10 @@ export class RenderSessions {
     const session = await this.acquire();
     try {
       return await task(session);
+    } catch (error) {
+      // The page may be left mid-task (a timed-out screenshot): the next task gets a fresh one.
+      await session.renew().catch(() => {});
+      throw error;
     } finally {
       const next = this.waiting.shift();
       if (next) next(session);
@@ -223,12 +227,16 @@ export class RenderSessions {
   acquire() {
     const idle = this.idle.pop();
     if (idle) return Promise.resolve(idle);
-    if (this.all.length < this.size) {
-      const opening = this.open();
-      this.all.push(opening);
-      return opening;
+    if (this.opened < this.size) {
+      this.opened++;
+      return this.open().catch((error) => {
+        // Its place is free again; a waiting task tries to open one (and fails the same way if Chromium cannot start).
+        this.opened--;
+        this.waiting.shift()?.(null);
+        throw error;
+      });
     }
-    return new Promise((resolve) => this.waiting.push(resolve));
+    return new Promise((resolve) => this.waiting.push(resolve)).then((session) => session ?? this.acquire());
   }
 
   /** A session on a new page of the shared browser. */
