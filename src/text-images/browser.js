@@ -33,8 +33,13 @@ export const PLAYWRIGHT_DISABLED_FEATURES = ['AvoidUnnecessaryBeforeUnloadCheckS
  */
 export const UNUSED_FEATURES = ['WebUIOmniboxPopup', 'WebUIOmniboxAimPopup', 'SpareRendererForSitePerProcess'];
 
-/** No sandbox (builds may run as root in containers), no GPU, nothing that talks to Google's servers, no processes that are not needed. */
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run', `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...UNUSED_FEATURES].join(',')}`];
+/**
+ * No sandbox (builds may run as root in containers), no GPU, nothing that
+ * talks to Google's servers, no processes that are not needed: with no GPU,
+ * the GPU process only composites in software, which the browser process
+ * does as well in itself (--in-process-gpu: about 20 MB less).
+ */
+export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--in-process-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run', `--disable-features=${[...PLAYWRIGHT_DISABLED_FEATURES, ...UNUSED_FEATURES].join(',')}`];
 
 /** Space between slots, so no element's overflow reaches the next. */
 const GAP = 8;
