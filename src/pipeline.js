@@ -80,7 +80,7 @@ import { PassMemo, record, replay, snapshot } from './pass-memo.js';
  * @property {string} [cacheDir] default: node_modules/.cache/pagediet of the nearest package
  * @property {number} [threads] worker threads (default: the machine's cores)
  * @property {number} [memoryBudget] bytes of pages and written files kept in memory; the rest wait in a scratch
- *   directory (default 32 MiB; src/site/byte-store.js)
+ *   directory (default 64 MiB; src/site/byte-store.js)
  * @property {boolean} [prune] remove originals whose every reference now points at a replacement
  * @property {'auto' | 'apng' | 'webp'} [animations] formats animated GIFs may become (default auto: the smaller)
  * @property {boolean} [picture] wrap converted animations' <img> in <picture> with the GIF as fallback

@@ -52,7 +52,7 @@ export class WorkerPool {
       // otherwise unload it when the first worker exits (sharp issue 2263). Loaded here,
       // not at start-up, so commands that encode nothing never load it.
       await import('sharp');
-      this.piscina ??= new Piscina({ filename: JOBS, minThreads: 0, maxThreads: this.threads, idleTimeout: 1000 });
+      this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: 1000 });
     }
     const piscina = this.piscina;
     this.jobs++;
