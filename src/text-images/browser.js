@@ -190,7 +190,8 @@ export class RenderSession {
  * Up to `size` render sessions, each lent to one task at a time, all pages of
  * one browser: fitting runs in as many renderer processes at once as the
  * machine has cores, and the browser's own processes (about 250 MB: the
- * browser, GPU, network and zygote processes) are there once. Sessions start
+ * browser, which also composites, and the network and zygote processes) are
+ * there once. Sessions start
  * when first needed; a result never depends on which session drew it.
  */
 export class RenderSessions {
@@ -252,7 +253,8 @@ export class RenderSessions {
   }
 
   async close() {
-    const browser = this.browser && (await Promise.allSettled([this.browser]))[0];
-    if (browser?.status === 'fulfilled') await browser.value.close();
+    // A browser that failed to start has nothing to close.
+    const browser = await this.browser?.catch(() => null);
+    await browser?.close();
   }
 }
