@@ -7,8 +7,6 @@
  * zopfli's own.
  */
 import zlib from 'node:zlib';
-import { deflateAsync } from '@gfx/zopfli';
-import { deflate as libdeflateRaw } from 'libdeflate';
 
 /** zopfli's own default, and what the `zopfli` command does without --i. */
 export const DEFAULT_GZIP_ITERATIONS = 15;
@@ -25,6 +23,8 @@ export async function gzip(bytes, options) {
     const raw = zlib.deflateRawSync(bytes, { level: 9, memLevel: 9 });
     return { bytes: gzipMember(raw, bytes), detail: 'zlib level 9' };
   }
+  // Loaded when first needed, in the worker that compresses (see images/deflate.js).
+  const [{ deflateAsync }, { deflate: libdeflateRaw }] = await Promise.all([import('@gfx/zopfli'), import('libdeflate')]);
   const zopfli = Buffer.from(await deflateAsync(bytes, { numiterations: Math.max(1, options.iterations), blocksplitting: true }));
   const libdeflate = Buffer.from(libdeflateRaw(bytes, 12));
   const best = libdeflate.length < zopfli.length ? { raw: libdeflate, detail: 'libdeflate level 12' } : { raw: zopfli, detail: `zopfli, ${options.iterations} iterations` };

@@ -4,7 +4,6 @@
  * time. zopfli, when asked, may shave a little more; the smaller stream wins.
  */
 import { zlib as libdeflateZlib } from 'libdeflate';
-import { zlibAsync } from '@gfx/zopfli';
 
 /** libdeflate's strongest level: near-optimal parsing. */
 export const BEST_LEVEL = 12;
@@ -39,6 +38,9 @@ export async function deflatePng(raw, iterations) {
  * @returns {Promise<Buffer>}
  */
 export async function zopfliDeflate(bytes, iterations) {
+  // Loaded when first asked for: zopfli's WebAssembly module takes 16 MB as it
+  // loads, which every thread that imports this file (the main one too) would keep.
+  const { zlibAsync } = await import('@gfx/zopfli');
   const out = await zlibAsync(bytes, { numiterations: iterations, blocksplitting: true });
   return Buffer.from(out.buffer, out.byteOffset, out.byteLength);
 }

@@ -5,7 +5,6 @@
  * because what lower-case names buy is measured in compressed bytes.
  */
 import zlib from 'node:zlib';
-import { gzipAsync } from '@gfx/zopfli';
 // zopfli's default (what its own command line does), as the precompressed .gz files use.
 import { DEFAULT_GZIP_ITERATIONS as ZOPFLI_ITERATIONS } from '../compress/gzip.js';
 
@@ -28,6 +27,8 @@ export async function measureCompressed({ bytes }) {
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
     },
   }).length;
+  // Loaded here, in the worker, not in the main thread that imports ENCODINGS (see images/deflate.js).
+  const { gzipAsync } = await import('@gfx/zopfli');
   const zopfli = (await gzipAsync(bytes, { numiterations: ZOPFLI_ITERATIONS })).length;
   return { gzip, zopfli, brotli };
 }
