@@ -30,6 +30,25 @@ describe('reference table', () => {
     const again = new ReferenceTable(refs, strings);
     expect(strings.strings.length).toBe(1 + new Set(refs.flatMap((r) => [r.source, r.kind, r.url, r.element, r.attribute, r.status, r.target, r.via, r.note]).filter((s) => s !== undefined)).size);
     expect(again.at(3)).toEqual(refs[3]);
+    // Shared fields are stored once per distinct combination, offsets as 16-bit distances: 19 bytes a reference.
+    expect(table.forms.length / 8).toBe(4);
+    expect(table.narrow).toBe(true);
+    expect(table.urls.byteLength + table.starts.byteLength + table.form.byteLength + table.offsets.byteLength).toBe(4 * 19);
+  });
+
+  it('keeps offsets that do not fit 16-bit distances, and more than 256 combinations of shared fields', () => {
+    /** @type {import('../src/site/site.js').Reference[]} */
+    const refs = [
+      // A data: URL of 70,000 bytes: its end is 70,000 after its start.
+      { source: 'a.html', kind: 'img', url: 'data:,x', start: 5, end: 70_005, element: 'img', attribute: 'src', tagStart: 0, tagEnd: 70_010, inPicture: false, status: 'ok', target: 'x.gif', via: 'exact' },
+      ...Array.from({ length: 300 }, (_, i) => /** @type {import('../src/site/site.js').Reference} */ ({ source: i % 2 ? 'a.html' : 'b.css', kind: 'anchor', url: `p${i}.html`, start: 100 + i, end: 106 + i, status: 'missing', note: `note ${i}` })),
+    ];
+    const table = new ReferenceTable(refs, new StringTable());
+    expect(table.narrow).toBe(false);
+    expect(table.form).toBeInstanceOf(Uint16Array);
+    expect(table.toArray()).toEqual(refs);
+    expect(table.at(0).tagEnd).toBe(70_010);
+    expect(table.at(300)).toEqual({ source: 'a.html', kind: 'anchor', url: 'p299.html', start: 399, end: 405, status: 'missing', note: 'note 299' });
   });
 
   it('is what a site keeps for each document, and what passes get back', async () => {

@@ -3,7 +3,7 @@
  * strings (URLs, targets, kinds) as indexes into a table shared by the site,
  * where each distinct string is kept once. A page of a large site has
  * hundreds of references and most of its URLs are those of its neighbours:
- * as objects they cost about 250 bytes each (docs/scaling.md), here about 50.
+ * as objects they cost about 250 bytes each (docs/scaling.md), here about 19.
  * Reference objects are made when a pass asks for a document's references.
  */
 
@@ -46,11 +46,24 @@ export class StringTable {
   }
 }
 
-/** The string fields of a reference, in their column order. */
-const STRING_FIELDS = /** @type {const} */ (['source', 'kind', 'url', 'element', 'attribute', 'status', 'target', 'via', 'note']);
-/** The number fields; -1 is absent (offsets are never negative). */
-const NUMBER_FIELDS = /** @type {const} */ (['start', 'end', 'tagStart', 'tagEnd']);
-const TARGET_COLUMN = STRING_FIELDS.indexOf('target');
+/**
+ * The fields a document's references share a few values of (its own path,
+ * img/src/ok/exact, a/href/ok...): each distinct combination, with inPicture,
+ * is stored once per table as a "form", and a reference keeps its form's
+ * number (one byte on almost every page).
+ */
+const FORM_FIELDS = /** @type {const} */ (['source', 'kind', 'element', 'attribute', 'status', 'via', 'note']);
+/** A form's slots: the string ids of FORM_FIELDS, then inPicture (0 absent, 1 false, 2 true). */
+const FORM_SIZE = FORM_FIELDS.length + 1;
+/** The order of a reference object's fields, as the site model made them. */
+const STRING_ORDER = /** @type {const} */ (['source', 'kind', 'url', 'element', 'attribute', 'status', 'target', 'via', 'note']);
+/** In narrow offsets, the 16-bit value that means absent. */
+const ABSENT16 = 0xffff;
+
+/** @param {number} count @param {number} length */
+function indexArray(count, length) {
+  return count <= 0x100 ? new Uint8Array(length) : count <= 0x10000 ? new Uint16Array(length) : new Uint32Array(length);
+}
 
 export class ReferenceTable {
   /**
@@ -61,15 +74,50 @@ export class ReferenceTable {
     const n = references.length;
     this.strings = strings;
     this.length = n;
-    this.text = new Uint32Array(n * STRING_FIELDS.length);
-    this.numbers = new Int32Array(n * NUMBER_FIELDS.length);
-    /** inPicture: 0 absent, 1 false, 2 true. */
-    this.flags = new Uint8Array(n);
+    /** url and target ids, two per reference. */
+    this.urls = new Uint32Array(n * 2);
+    this.starts = new Uint32Array(n);
+    /** @type {Map<string, number>} */
+    const formIds = new Map();
+    /** @type {number[]} */
+    const forms = [];
+    const formOf = new Uint32Array(n);
+    // Offsets after start: end, tagStart and tagEnd as 16-bit distances (end - start,
+    // start - tagStart, tagEnd - end) when every one of the document fits, else as they are.
+    let narrow = true;
     for (let i = 0; i < n; i++) {
       const ref = /** @type {Record<string, any>} */ (references[i]);
-      for (let f = 0; f < STRING_FIELDS.length; f++) this.text[i * STRING_FIELDS.length + f] = strings.id(ref[STRING_FIELDS[f]]);
-      for (let f = 0; f < NUMBER_FIELDS.length; f++) this.numbers[i * NUMBER_FIELDS.length + f] = ref[NUMBER_FIELDS[f]] ?? -1;
-      this.flags[i] = ref.inPicture === undefined ? 0 : ref.inPicture ? 2 : 1;
+      this.urls[i * 2] = strings.id(ref.url);
+      this.urls[i * 2 + 1] = strings.id(ref.target);
+      this.starts[i] = ref.start;
+      const form = FORM_FIELDS.map((f) => strings.id(ref[f]));
+      form.push(ref.inPicture === undefined ? 0 : ref.inPicture ? 2 : 1);
+      const key = form.join(',');
+      let id = formIds.get(key);
+      if (id === undefined) {
+        id = formIds.size;
+        formIds.set(key, id);
+        forms.push(...form);
+      }
+      formOf[i] = id;
+      if (narrow) narrow = fitsNarrow(references[i]);
+    }
+    this.forms = Uint32Array.from(forms);
+    this.form = indexArray(formIds.size, n);
+    this.form.set(formOf);
+    this.narrow = narrow;
+    this.offsets = narrow ? new Uint16Array(n * 3) : new Int32Array(n * 3);
+    for (let i = 0; i < n; i++) {
+      const { start, end, tagStart, tagEnd } = references[i];
+      if (narrow) {
+        this.offsets[i * 3] = end - start;
+        this.offsets[i * 3 + 1] = tagStart === undefined ? ABSENT16 : start - tagStart;
+        this.offsets[i * 3 + 2] = tagEnd === undefined ? ABSENT16 : tagEnd - end;
+      } else {
+        this.offsets[i * 3] = end;
+        this.offsets[i * 3 + 1] = tagStart ?? -1;
+        this.offsets[i * 3 + 2] = tagEnd ?? -1;
+      }
     }
   }
 
@@ -79,17 +127,30 @@ export class ReferenceTable {
    * @returns {Reference}
    */
   at(i) {
+    const form = this.form[i] * FORM_SIZE;
+    /** @type {Record<string, number>} */
+    const ids = { url: this.urls[i * 2], target: this.urls[i * 2 + 1] };
+    for (let f = 0; f < FORM_FIELDS.length; f++) ids[FORM_FIELDS[f]] = this.forms[form + f];
     /** @type {Record<string, unknown>} */
     const ref = {};
-    for (let f = 0; f < STRING_FIELDS.length; f++) {
-      const value = this.strings.at(this.text[i * STRING_FIELDS.length + f]);
-      if (value !== undefined) ref[STRING_FIELDS[f]] = value;
+    for (const field of STRING_ORDER) {
+      const value = this.strings.at(ids[field]);
+      if (value !== undefined) ref[field] = value;
     }
-    for (let f = 0; f < NUMBER_FIELDS.length; f++) {
-      const value = this.numbers[i * NUMBER_FIELDS.length + f];
-      if (value !== -1) ref[NUMBER_FIELDS[f]] = value;
+    const start = this.starts[i];
+    const [a, b, c] = [this.offsets[i * 3], this.offsets[i * 3 + 1], this.offsets[i * 3 + 2]];
+    ref.start = start;
+    if (this.narrow) {
+      ref.end = start + a;
+      if (b !== ABSENT16) ref.tagStart = start - b;
+      if (c !== ABSENT16) ref.tagEnd = start + a + c;
+    } else {
+      ref.end = a;
+      if (b !== -1) ref.tagStart = b;
+      if (c !== -1) ref.tagEnd = c;
     }
-    if (this.flags[i]) ref.inPicture = this.flags[i] === 2;
+    const inPicture = this.forms[form + FORM_FIELDS.length];
+    if (inPicture) ref.inPicture = inPicture === 2;
     return /** @type {Reference} */ (ref);
   }
 
@@ -103,6 +164,15 @@ export class ReferenceTable {
    * @param {number} i
    */
   targetAt(i) {
-    return this.strings.at(this.text[i * STRING_FIELDS.length + TARGET_COLUMN]);
+    return this.strings.at(this.urls[i * 2 + 1]);
   }
+}
+
+/**
+ * Whether a reference's offsets after its start fit the narrow form.
+ * @param {Reference} ref
+ */
+function fitsNarrow({ start, end, tagStart, tagEnd }) {
+  const fits = (/** @type {number} */ d) => d >= 0 && d < ABSENT16;
+  return fits(end - start) && (tagStart === undefined || fits(start - tagStart)) && (tagEnd === undefined || fits(tagEnd - end));
 }
