@@ -19,5 +19,8 @@ describe('UseList', () => {
     expect(list.at(7).shape).toBe(bullet);
     expect(list.shapes).toEqual([button, bullet]);
     expect(list.data.length).toBe(256);
+    list.trim();
+    expect(list.data.length).toBe(37 * 4);
+    expect([...list]).toEqual(expected);
   });
 });

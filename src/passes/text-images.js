@@ -47,11 +47,9 @@ import { UseList } from '../text-images/uses.js';
  * @property {UseList} uses
  * @property {Map<string, Shape>} shapes its uses' shapes, by tag name and attributes, in order of first use
  *
- * @typedef {object} Edit one use's replacement markup, as text and in its page's charset
- * @property {Use} use
- * @property {string} markup
- * @property {Buffer} bytes
+ * @typedef {object} Written the replacement of one shape: its class, and its markup as text and in each charset of its pages
  * @property {string} className
+ * @property {Map<string, { markup: string, bytes: Buffer }>} byCharset
  *
  * @typedef {object} Replacement
  * @property {SiteFile} image
@@ -275,7 +273,10 @@ async function findCandidates(site, ctx, parsed) {
   for (const candidate of byImage.values()) {
     const reason = reasons.get(candidate.image.path);
     if (reason) ctx.decide({ file: candidate.image.path, action: 'kept', reason });
-    else out.push(candidate);
+    else {
+      candidate.uses.trim();
+      out.push(candidate);
+    }
   }
   return out;
 }
@@ -377,16 +378,17 @@ async function apply(site, ctx, accepted, parsed) {
   const classes = new Map();
   /** @type {Map<string, Declaration[]>} class name → declarations */
   const rules = new Map();
-  /** @type {Map<string, Edit[]>} page → its edits */
-  const byPage = new Map();
-  /** @type {Map<string, Set<string>>} page → classes it uses */
-  const pageClasses = new Map();
   /** @type {Set<string>} images whose every use is replaced */
   const replaced = new Set();
+  /**
+   * The replacements taken, each with its markup by shape and charset. Their
+   * uses are not made edit objects until their page is written: a site of
+   * 10,000 pages has more than a million (docs/scaling.md).
+   * @type {{ uses: UseList, written: Map<Shape, Written> }[]}
+   */
+  const taken = [];
 
   for (const r of accepted) {
-    /** @type {Edit[]} */
-    const edits = [];
     const newClasses = new Set();
     let markupDelta = 0;
     /** The class of a shape's replacement: one per distinct rule body, numbered in order of first use. @param {Shape} shape */
@@ -402,8 +404,11 @@ async function apply(site, ctx, accepted, parsed) {
       }
       return name;
     };
-    /** @type {Map<Shape, { className: string, byCharset: Map<string, { markup: string, bytes: Buffer }> }>} worked out once per shape and charset */
+    /** @type {Map<Shape, Written>} worked out once per shape and charset */
     const written = new Map();
+    /** @type {Set<string>} */
+    const pages = new Set();
+    let firstMarkup = '';
     for (const use of r.uses) {
       const shape = use.shape;
       const charset = /** @type {string} */ (use.page.charset);
@@ -421,16 +426,16 @@ async function apply(site, ctx, accepted, parsed) {
         markup = { markup: html, bytes: encodeMarkup(html, charset) };
         entry.byCharset.set(charset, markup);
       }
+      if (!pages.size) firstMarkup = markup.markup;
       markupDelta += markup.bytes.length - (use.tagEnd - use.tagStart);
-      edits.push({ use, markup: markup.markup, bytes: markup.bytes, className: entry.className });
+      pages.add(use.page.path);
     }
-    const pages = new Set(edits.map((e) => e.use.page.path));
     const cssBytes = [...newClasses].reduce((sum, name) => sum + cssRule(name, /** @type {Declaration[]} */ (rules.get(name))).length, 0) * (mode === 'inline' ? pages.size : 1);
     const cost = markupDelta + cssBytes;
     const saved = r.bytes + REQUEST_BYTES * pages.size;
     const button = r.uses.shapes.find((shape) => shape.name === 'input');
     const field = button?.attrs.name ? `${button.attrs.name}.` : '';
-    const what = `${describe(r.plan, edits[0]?.markup ?? '')}${button ? `, image button as a submit <button> (sends ${field}x=0&${field}y=0)` : ''}`;
+    const what = `${describe(r.plan, firstMarkup)}${button ? `, image button as a submit <button> (sends ${field}x=0&${field}y=0)` : ''}`;
     if (cost >= saved) {
       for (const name of newClasses) {
         for (const [body, n] of classes) if (n === name) classes.delete(body);
@@ -439,19 +444,12 @@ async function apply(site, ctx, accepted, parsed) {
       ctx.decide({ file: r.image.path, action: 'kept', reason: `${what}: replacement costs ${cost} B, not less than the image's ${r.bytes} B and ${pages.size} request(s)`, score: round(r.score) });
       continue;
     }
-    for (const e of edits) {
-      const list = byPage.get(e.use.page.path) ?? [];
-      list.push(e);
-      byPage.set(e.use.page.path, list);
-      const used = pageClasses.get(e.use.page.path) ?? new Set();
-      if (e.className) used.add(e.className);
-      pageClasses.set(e.use.page.path, used);
-    }
+    taken.push({ uses: r.uses, written });
     replaced.add(r.image.path);
     ctx.removedRequests(pages.size);
     ctx.decide({ file: r.image.path, action: 'changed', reason: `${what}, similarity ${r.score.toFixed(2)}; ${r.bytes} B and ${pages.size} request(s) → ${cost >= 0 ? '+' : ''}${cost} B of HTML and CSS`, score: round(r.score) });
   }
-  if (!byPage.size) return;
+  if (!taken.length) return;
 
   /** @param {Iterable<string>} names */
   const cssOf = (names) => minify([...names].sort(byNumber).map((n) => cssRule(n, /** @type {Declaration[]} */ (rules.get(n)))).join('')).css;
@@ -463,13 +461,20 @@ async function apply(site, ctx, accepted, parsed) {
     site.add(sharedPath, css);
     ctx.touched(sharedPath, 0, css.length);
   }
-  for (const [pagePath, edits] of byPage) {
-    const page = site.get(pagePath);
+  for (const { page, uses } of usesByPage(taken)) {
+    const pagePath = page.path;
     const charset = /** @type {string} */ (page.charset);
     const before = await site.read(pagePath);
     /** @type {import('../site/edits.js').Edit[]} */
-    const byteEdits = edits.map(({ use, bytes }) => ({ start: use.tagStart, end: use.tagEnd, bytes }));
-    const names = /** @type {Set<string>} */ (pageClasses.get(pagePath));
+    const byteEdits = [];
+    /** @type {Set<string>} */
+    const names = new Set();
+    for (const [t, i] of uses) {
+      const use = taken[t].uses.at(i);
+      const entry = /** @type {Written} */ (taken[t].written.get(use.shape));
+      byteEdits.push({ start: use.tagStart, end: use.tagEnd, bytes: /** @type {{ bytes: Buffer }} */ (entry.byCharset.get(charset)).bytes });
+      if (entry.className) names.add(entry.className);
+    }
     if (names.size) {
       const head = sharedPath
         ? `<link rel=stylesheet href="${encodePath(path.posix.relative(path.posix.dirname(pagePath), sharedPath))}">`
@@ -488,6 +493,47 @@ async function apply(site, ctx, accepted, parsed) {
     if (referenced.has(imagePath)) continue;
     ctx.touched(imagePath, site.get(imagePath).outputSize, 0);
     site.remove(imagePath);
+  }
+}
+
+/**
+ * The uses of the replacements taken, page by page: pages in the order of
+ * their first use, each page's uses in replacement then use order, as
+ * [replacement, use] indexes. Packed in typed arrays, one page made objects at a time.
+ * @param {{ uses: UseList }[]} taken
+ * @returns {Generator<{ page: SiteFile, uses: [number, number][] }>}
+ */
+function* usesByPage(taken) {
+  const pages = taken[0].uses.pages;
+  const counts = new Uint32Array(pages.length);
+  /** @type {number[]} */
+  const order = [];
+  for (const { uses } of taken) {
+    for (let i = 0; i < uses.length; i++) {
+      const p = uses.pageIndexAt(i);
+      if (counts[p]++ === 0) order.push(p);
+    }
+  }
+  const starts = new Uint32Array(pages.length);
+  let total = 0;
+  for (const p of order) {
+    starts[p] = total;
+    total += counts[p];
+  }
+  const slots = new Uint32Array(total * 2);
+  const next = starts.slice();
+  for (const [t, { uses }] of taken.entries()) {
+    for (let i = 0; i < uses.length; i++) {
+      const o = next[uses.pageIndexAt(i)]++ * 2;
+      slots[o] = t;
+      slots[o + 1] = i;
+    }
+  }
+  for (const p of order) {
+    /** @type {[number, number][]} */
+    const list = [];
+    for (let k = starts[p]; k < starts[p] + counts[p]; k++) list.push([slots[k * 2], slots[k * 2 + 1]]);
+    yield { page: pages[p], uses: list };
   }
 }
 

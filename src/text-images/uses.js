@@ -60,6 +60,19 @@ export class UseList {
   }
 
   /**
+   * The index in `pages` of the page of the use at an index.
+   * @param {number} i
+   */
+  pageIndexAt(i) {
+    return this.data[i * FIELDS];
+  }
+
+  /** Gives back the room kept for more uses, once there will be none (a quarter of the array, on average). */
+  trim() {
+    this.data = this.data.slice(0, this.length * FIELDS);
+  }
+
+  /**
    * The use at an index, as an object.
    * @param {number} i
    * @returns {Use}
