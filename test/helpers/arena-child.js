@@ -6,6 +6,6 @@ import { restartWithArenaLimit, wantsArenaLimit } from '../../src/util/arena-lim
 if (wantsArenaLimit()) {
   process.exitCode = await restartWithArenaLimit();
 } else {
-  console.log(`${process.env.MALLOC_ARENA_MAX ?? 'unset'} ${process.argv.slice(2).join(' ')}`);
+  console.log(`${process.env.MALLOC_ARENA_MAX ?? 'unset'} ${process.env.MALLOC_MMAP_THRESHOLD_ ?? 'unset'} ${process.argv.slice(2).join(' ')}`);
   process.exitCode = 3;
 }
