@@ -44,26 +44,6 @@ describe('byte store', () => {
     expect(await fs.readdir(scratch)).toEqual([]);
   });
 
-  it('releases everything it holds in memory to disk on request, then keeps its budget again', async () => {
-    const scratch = await tempDir();
-    const store = new ByteStore({ budget: 1 << 20, tmpdir: scratch });
-    const chunks = Array.from({ length: 5 }, (_, i) => Buffer.alloc(1000, i));
-    const keys = chunks.map((c) => store.put(c));
-    // Below the amount asked for, nothing moves.
-    await store.release(5001);
-    expect(store.memoryBytes).toBe(5000);
-    expect(store.stats.spilled).toBe(0);
-    await store.release(5000);
-    expect(store.memoryBytes).toBe(0);
-    expect(store.stats).toEqual({ spilled: 5, spilledBytes: 5000, diskReads: 0 });
-    for (const [i, key] of keys.entries()) expect((await store.get(key)).equals(chunks[i])).toBe(true);
-    expect(store.budget).toBe(1 << 20);
-    store.put(Buffer.alloc(1000, 9));
-    await store.settle();
-    expect(store.memoryBytes).toBe(1000);
-    await store.close();
-  });
-
   it('holds the site model\'s pages on disk with a budget of 0', async () => {
     const site = await Site.read('fixtures/microscape', { memoryBudget: 0 });
     await site.bytes.settle();

@@ -88,8 +88,6 @@ const BLOCKING_ATTRIBUTES = /^(id|name|class|style|usemap|ismap|srcset|sizes|low
 const BLOCKING_BUTTON_ATTRIBUTES = /^(id|class|style|usemap|ismap|srcset|sizes|lowsrc|on.*)$/;
 /** The name of the shared style sheet in --text-images-css file mode. */
 const SHARED_CSS = 'pagediet.css';
-/** Bytes in the byte store's memory from which it is emptied to disk while Chromium fits (a small site's stay). */
-const RELEASE_AT = 16 * 1024 * 1024;
 /** Raised when planning (src/text-images/plan.js and what it calls) or fitting (verify.js, markup.js) change their results, so cached ones are redone. */
 const PLAN_REVISION = 2;
 const FIT_REVISION = 1;
@@ -128,8 +126,6 @@ export default {
       for (const c of candidates) ctx.decide({ file: c.image.path, action: 'skipped', reason: `no browser to prove the replacement: ${missing}` });
       return;
     }
-    // Planning and fitting read no file: on a large site, the pages held in memory wait on disk while Chromium needs the room.
-    await site.bytes.release(RELEASE_AT);
     const cache = ctx.options.cache === false ? null : new ResultCache({ dir: ctx.options.cacheDir ?? defaultCacheDir() });
     /** @type {Replacement[]} */
     const accepted = [];

@@ -97,28 +97,6 @@ export class ByteStore {
   }
 
   /**
-   * Writes every byte held in memory to the scratch directory and drops it
-   * from memory, for a phase that reads no files while another process needs
-   * the memory (text-images, while Chromium fits); they are read back when
-   * asked for.
-   * @param {number} [atLeast] do nothing when memory holds fewer bytes (a small site's files stay off the disk)
-   */
-  async release(atLeast = 1) {
-    await this.settle();
-    if (this.memoryBytes < atLeast) return;
-    const budget = this.budget;
-    this.budget = 0;
-    this.spillRunning = true;
-    this.spilling = this.spill()
-      .catch((/** @type {Error} */ error) => { this.failure = error; })
-      .finally(() => {
-        this.spillRunning = false;
-        this.budget = budget;
-      });
-    await this.settle();
-  }
-
-  /**
    * A file holding the bytes of a key, for copying to the output without
    * reading them into memory; null when they are only in memory.
    * @param {string} key
