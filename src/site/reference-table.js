@@ -57,6 +57,8 @@ const FORM_FIELDS = /** @type {const} */ (['source', 'kind', 'element', 'attribu
 const FORM_SIZE = FORM_FIELDS.length + 1;
 /** The order of a reference object's fields, as the site model made them. */
 const STRING_ORDER = /** @type {const} */ (['source', 'kind', 'url', 'element', 'attribute', 'status', 'target', 'via', 'note']);
+/** Where each of them is kept: 0 url and 1 target in `urls`, else 2 + its slot in a form. */
+const STRING_PLACES = STRING_ORDER.map((f) => (f === 'url' ? 0 : f === 'target' ? 1 : 2 + FORM_FIELDS.indexOf(/** @type {(typeof FORM_FIELDS)[number]} */ (f))));
 /** In narrow offsets, the 16-bit value that means absent. */
 const ABSENT16 = 0xffff;
 
@@ -128,17 +130,17 @@ export class ReferenceTable {
    */
   at(i) {
     const form = this.form[i] * FORM_SIZE;
-    /** @type {Record<string, number>} */
-    const ids = { url: this.urls[i * 2], target: this.urls[i * 2 + 1] };
-    for (let f = 0; f < FORM_FIELDS.length; f++) ids[FORM_FIELDS[f]] = this.forms[form + f];
     /** @type {Record<string, unknown>} */
     const ref = {};
-    for (const field of STRING_ORDER) {
-      const value = this.strings.at(ids[field]);
-      if (value !== undefined) ref[field] = value;
+    for (let f = 0; f < STRING_ORDER.length; f++) {
+      const place = STRING_PLACES[f];
+      const value = this.strings.at(place < 2 ? this.urls[i * 2 + place] : this.forms[form + place - 2]);
+      if (value !== undefined) ref[STRING_ORDER[f]] = value;
     }
     const start = this.starts[i];
-    const [a, b, c] = [this.offsets[i * 3], this.offsets[i * 3 + 1], this.offsets[i * 3 + 2]];
+    const a = this.offsets[i * 3];
+    const b = this.offsets[i * 3 + 1];
+    const c = this.offsets[i * 3 + 2];
     ref.start = start;
     if (this.narrow) {
       ref.end = start + a;
