@@ -31,7 +31,7 @@ import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 
 /** Cases per run: 800 HTML builds, 1,000 pages through html-case's edit, 700 GIFs, 500 mutated and 500 generated PNGs. */
 const RUNS = { html: 800, htmlCase: 1000, gif: 700, png: 500, pngGenerated: 500 };
-/** One HTML build in this many runs html-case too: it measures compressed sizes (zopfli, brotli) of every page it changes, 70 ms a page. */
+/** One HTML build in this many runs html-case too: it measures the compressed sizes of the page in the worker pool, which the build then starts: about 40 ms a case. */
 const HTML_CASE_EVERY = 8;
 /** No case may take longer (a build of a tiny site, or one image job). */
 const CASE_LIMIT_MS = 10_000;
