@@ -50,22 +50,52 @@ export const SYMBOLS = ['\u25cf', '\u2022', '\u25a0', '\u25aa', '\u25ba', '\u25b
 const REFERENCE_SIZE = 40;
 
 /**
- * Draws text in a face and size: coverage 0-1 per pixel.
+ * Renders kept in this thread, newest last, up to this many bytes of coverage.
+ * Sites repeat their words and symbols (every bullet image tries the same 23
+ * symbols in the same faces and sizes), and a render is the plan's largest
+ * cost: libvips draws one text at a time per process, under a lock, so two
+ * pool threads rendering wait on each other.
+ */
+const RENDER_CACHE_BYTES = 32 * 1024 * 1024;
+/** @type {Map<string, Coverage>} */
+const rendered = new Map();
+let renderedBytes = 0;
+
+/**
+ * Draws text in a face and size: coverage 0-1 per pixel. The result is
+ * shared with later calls for the same text, face, size and spacing: read it,
+ * do not change it.
  * @param {string} text
  * @param {Face} face
  * @param {number} size CSS px
  * @param {number} [letterSpacing] px
- * @returns {Promise<Coverage>}
+ * @returns {Promise<Readonly<Coverage>>}
  */
 export async function renderText(text, face, size, letterSpacing = 0) {
-  let escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
   // Pango's letter spacing is in 1/1024 of a point; a point is a pixel at 72 dpi.
-  if (letterSpacing) escaped = `<span letter_spacing="${Math.round(letterSpacing * 1024)}">${escaped}</span>`;
+  const spacing = Math.round(letterSpacing * 1024);
   const description = [`${face.name},`, face.weight === 'bold' ? 'Bold' : '', face.style === 'italic' ? 'Italic' : '', `${size}px`].filter(Boolean).join(' ');
+  const key = `${spacing}\0${description}\0${text}`;
+  const kept = rendered.get(key);
+  if (kept) {
+    rendered.delete(key);
+    rendered.set(key, kept);
+    return kept;
+  }
+  let escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  if (spacing) escaped = `<span letter_spacing="${spacing}">${escaped}</span>`;
   const { data, info } = await sharp({ text: { text: escaped, font: description, dpi: 72, rgba: false } }).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
   const coverage = new Float32Array(info.width * info.height);
   for (let i = 0; i < coverage.length; i++) coverage[i] = data[i] / 255;
-  return { width: info.width, height: info.height, data: coverage };
+  const result = { width: info.width, height: info.height, data: coverage };
+  rendered.set(key, result);
+  renderedBytes += coverage.byteLength;
+  for (const [oldest, { data: old }] of rendered) {
+    if (renderedBytes <= RENDER_CACHE_BYTES) break;
+    rendered.delete(oldest);
+    renderedBytes -= old.byteLength;
+  }
+  return result;
 }
 
 /**

@@ -24,6 +24,37 @@ export function englishDataDir() {
 const TARGET_INK_HEIGHT = 48;
 
 /**
+ * A reader is kept this long after its last use. Starting one (a worker
+ * thread that loads the model) takes about 300 ms, as long as reading a word;
+ * a site's text images come in a batch, so one reader serves them all.
+ */
+const READER_IDLE_MS = 2000;
+
+/** @type {Promise<import('tesseract.js').Worker> | null} */
+let reader = null;
+let readsUnderway = 0;
+/** @type {NodeJS.Timeout | undefined} */
+let idleTimer;
+
+/** The thread's reader, started when first needed: English, LSTM only, one line of text. */
+function englishReader() {
+  reader ??= (async () => {
+    const { createWorker, OEM, PSM } = await import('tesseract.js');
+    const worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: englishDataDir(), cacheMethod: 'none', gzip: true });
+    await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE, user_defined_dpi: '300' });
+    return worker;
+  })();
+  return reader;
+}
+
+/** Stops the reader (its thread would otherwise keep the process alive). */
+function stopReader() {
+  const stopping = reader;
+  reader = null;
+  stopping?.then((worker) => worker.terminate(), () => {});
+}
+
+/**
  * Reads one line of text from a coverage (ink 1, background 0).
  * @param {Coverage} coverage
  * @param {number} inkHeight height of the ink's box, px
@@ -31,7 +62,6 @@ const TARGET_INK_HEIGHT = 48;
  */
 export async function readText(coverage, inkHeight) {
   const scale = Math.max(1, Math.min(10, Math.round(TARGET_INK_HEIGHT / Math.max(1, inkHeight))));
-  const { createWorker, OEM, PSM } = await import('tesseract.js');
   // Dark ink on white, larger, with a margin: the form tesseract expects.
   const grey = Buffer.alloc(coverage.width * coverage.height);
   for (let i = 0; i < grey.length; i++) grey[i] = Math.round(255 * (1 - coverage.data[i]));
@@ -40,12 +70,16 @@ export async function readText(coverage, inkHeight) {
     .extend({ top: 20, bottom: 20, left: 20, right: 20, background: '#ffffff' })
     .png()
     .toBuffer();
-  const worker = await createWorker('eng', OEM.LSTM_ONLY, { langPath: englishDataDir(), cacheMethod: 'none', gzip: true });
+  clearTimeout(idleTimer);
+  readsUnderway++;
   try {
-    await worker.setParameters({ tessedit_pageseg_mode: PSM.SINGLE_LINE, user_defined_dpi: '300' });
-    const { data } = await worker.recognize(png);
+    const { data } = await (await englishReader()).recognize(png);
     return { text: data.text.replace(/\s+/g, ' ').trim(), confidence: Math.round(data.confidence) };
+  } catch (error) {
+    // A reader that failed once is not trusted again: the next read starts a new one.
+    stopReader();
+    throw error;
   } finally {
-    await worker.terminate();
+    if (--readsUnderway === 0) idleTimer = setTimeout(stopReader, READER_IDLE_MS).unref();
   }
 }
