@@ -52,14 +52,29 @@ const REFERENCE_SIZE = 40;
 /**
  * Renders kept in this thread, newest last, up to this many bytes of coverage.
  * Sites repeat their words and symbols (every bullet image tries the same 23
- * symbols in the same faces and sizes), and a render is the plan's largest
- * cost: libvips draws one text at a time per process, under a lock, so two
- * pool threads rendering wait on each other.
+ * symbols in the same faces and sizes; every symbol in every size tried takes
+ * 0.5 MB), and a render is the plan's largest cost: libvips draws one text at
+ * a time per process, under a lock, so two pool threads rendering wait on
+ * each other. 8 MB was too few for the generated 300-page site's words (plans
+ * 45 s against 19 s).
  */
 const RENDER_CACHE_BYTES = 32 * 1024 * 1024;
+/**
+ * The renders are forgotten once the thread has drawn nothing for this long:
+ * plans come in one batch, and a pool thread lives on through the fits that
+ * follow, beside Chromium (docs/scaling.md).
+ */
+const RENDER_CACHE_IDLE_MS = 2000;
 /** @type {Map<string, Coverage>} */
 const rendered = new Map();
 let renderedBytes = 0;
+/** @type {NodeJS.Timeout | undefined} */
+let forgetTimer;
+
+function forgetRenders() {
+  rendered.clear();
+  renderedBytes = 0;
+}
 
 /**
  * Draws text in a face and size: coverage 0-1 per pixel. The result is
@@ -76,6 +91,8 @@ export async function renderText(text, face, size, letterSpacing = 0) {
   const spacing = Math.round(letterSpacing * 1024);
   const description = [`${face.name},`, face.weight === 'bold' ? 'Bold' : '', face.style === 'italic' ? 'Italic' : '', `${size}px`].filter(Boolean).join(' ');
   const key = `${spacing}\0${description}\0${text}`;
+  if (forgetTimer) forgetTimer.refresh();
+  else forgetTimer = setTimeout(forgetRenders, RENDER_CACHE_IDLE_MS).unref();
   const kept = rendered.get(key);
   if (kept) {
     rendered.delete(key);
