@@ -12,9 +12,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import { VERSION } from './summary.js';
 import { sourceFingerprint } from './util/source-hash.js';
+import { forEachOrdered } from './util/ordered.js';
 
 /** Raised whenever what a record holds, or how a pass's input is fingerprinted, changes. */
 const MEMO_REVISION = 2;
+
+/** Cache entries of a record's bytes read at once when it is recalled. */
+const RECALL_WINDOW = 8;
 
 /**
  * Build options that cannot change what a pass does: where the site is read
@@ -102,13 +106,18 @@ export class PassMemo {
   async recall(key, site) {
     const value = await this.cache.get(key);
     if (!isRecord(value)) return undefined;
-    for (const change of value.changes) {
-      if ((change.op !== 'add' && change.op !== 'write') || site.bytes.has(change.key)) continue;
-      const bytes = await this.cache.get(bytesKey(change.key));
-      if (!(bytes instanceof Uint8Array) || site.bytes.put(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) !== change.key) return undefined;
+    const needed = /** @type {{ key: string }[]} */ (value.changes.filter((change) => (change.op === 'add' || change.op === 'write') && !site.bytes.has(change.key)));
+    let whole = true;
+    // A few entries read at once: one at a time, each read waits for its own round trips through libuv's threads.
+    await forEachOrdered(needed, (change) => this.cache.get(bytesKey(change.key)), async (bytes, change) => {
+      if (!whole) return;
+      if (!(bytes instanceof Uint8Array) || site.bytes.put(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) !== change.key) {
+        whole = false;
+        return;
+      }
       await site.bytes.settle();
-    }
-    return value;
+    }, RECALL_WINDOW);
+    return whole ? value : undefined;
   }
 
   /**
