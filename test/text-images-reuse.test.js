@@ -8,29 +8,24 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { textImagePlan } from '../src/text-images/plan.js';
+import { drawText } from './helpers/text-image.js';
 
 const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PLAN_MODULE = path.join(ROOT, 'src/text-images/plan.js');
 
+/** How the words are drawn: dark blue bold sans on white. */
+const LETTERING = /** @type {const} */ ({ family: 'DejaVu Sans', weight: 'bold', style: 'normal', fg: '#003366', bg: '#ffffff' });
+
 /** Options as the pass gives them, OCR on. */
 const OPTIONS = { ocr: true, agreement: 0.6, minOcrConfidence: 30 };
-
-/** @param {string} text @param {number} size */
-async function wordImage(text, size) {
-  const width = Math.round(text.length * size * 0.75 + 16);
-  const height = Math.round(size * 1.6);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#ffffff"/><text x="6" y="${Math.round(height * 0.72)}" font-family="DejaVu Sans" font-size="${size}" font-weight="bold" fill="#003366">${text}</text></svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
 
 /** The cases: read by OCR (no ALT), matched to its ALT, and a symbol. */
 async function cases() {
   return [
-    { name: 'OCR', bytes: await wordImage('Download', 18), texts: [] },
-    { name: 'ALT', bytes: await wordImage('Latest news', 14), texts: ['Latest news'] },
+    { name: 'OCR', bytes: await drawText({ ...LETTERING, text: 'Download', size: 18 }), texts: [] },
+    { name: 'ALT', bytes: await drawText({ ...LETTERING, text: 'Latest news', size: 14 }), texts: ['Latest news'] },
     { name: 'symbol', bytes: await fs.readFile(path.join(ROOT, 'fixtures/microscape/images/bullet.gif')), texts: [] },
   ];
 }

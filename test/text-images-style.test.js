@@ -6,9 +6,9 @@
  * right; the text must be exact when ALT is there, and OCR's reading is
  * reported (and held to a small edit distance) when it is not.
  */
-import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { textImagePlan } from '../src/text-images/plan.js';
+import { drawText } from './helpers/text-image.js';
 
 /**
  * @typedef {{ text: string, family: string, generic: string, size: number, weight: 'normal' | 'bold', style: 'normal' | 'italic', fg: string, bg: string, alt: boolean }} Case
@@ -28,14 +28,6 @@ const CASES = [
   { text: 'Support', family: 'DejaVu Serif', generic: 'serif', size: 28, weight: 'bold', style: 'normal', fg: '#ffffff', bg: '#006633', alt: true },
 ];
 
-/** @param {Case} c */
-async function draw(c) {
-  const width = Math.round(c.text.length * c.size * 0.75 + 16);
-  const height = Math.round(c.size * 1.6);
-  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="${c.bg}"/><text x="6" y="${Math.round(height * 0.72)}" font-family="${c.family}" font-size="${c.size}" font-weight="${c.weight}" font-style="${c.style}" fill="${c.fg}">${c.text}</text></svg>`;
-  return sharp(Buffer.from(svg)).png().toBuffer();
-}
-
 /** Levenshtein distance. @param {string} a @param {string} b */
 function distance(a, b) {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
@@ -53,7 +45,7 @@ function distance(a, b) {
 
 describe('text-images style estimate', () => {
   it.each(CASES.map((c) => [`${c.family} ${c.weight} ${c.style} ${c.size}px ${c.alt ? 'with' : 'without'} ALT: ${c.text}`, c]))('%s', async (_, c) => {
-    const bytes = await draw(c);
+    const bytes = await drawText(c);
     const plan = await textImagePlan({ bytes, options: { texts: c.alt ? [c.text] : [], ocr: true, agreement: 0.6, minOcrConfidence: 30 } });
     expect(plan.status).toBe('text');
     if (plan.status !== 'text') return;
@@ -72,7 +64,7 @@ describe('text-images style estimate', () => {
   }, 60_000);
 
   it('keeps an image whose ALT names other words when OCR is off', async () => {
-    const bytes = await draw(CASES[3]);
+    const bytes = await drawText(CASES[3]);
     const plan = await textImagePlan({ bytes, options: { texts: ['Click here'], ocr: false, agreement: 0.6, minOcrConfidence: 30 } });
     expect(plan.status).toBe('kept');
     expect(plan.status === 'kept' && plan.reason).toMatch(/^ALT\/TITLE "Click here" does not match the pixels \(0\.\d\d\), and OCR is off$/);
