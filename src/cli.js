@@ -25,6 +25,7 @@ import { renderHtmlReport } from './report/html.js';
 import { exitOnSignal } from './util/signals.js';
 import { SERVERS, readSiteFiles, serverConfig } from './configs/index.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
+import { diagnose, formatDiagnosis } from './doctor.js';
 
 
 export const DEMO_SITE = fileURLToPath(new URL('../fixtures/microscape', import.meta.url));
@@ -111,6 +112,7 @@ function createProgram(sys) {
     .option('--text-images-threshold <n>', 'similarity (0-1) a text image\'s replacement must reach in Chromium (default 0.8)', thresholdOption)
     .addOption(new Option('--text-images-css <mode>', 'where text-image replacements\' CSS goes: a <style> in each page, or one shared pagediet.css (default inline)').choices(['inline', 'file']))
     .option('--no-ocr', 'do not read text images with OCR (images whose ALT and TITLE do not match their pixels stay)')
+    .option('--browser <path>', 'a Chromium, Chrome or Edge executable to prove text-image replacements in, tried before the browsers pagediet finds (see pagediet doctor)')
     .option('--no-cache', 'do not keep or use results of earlier builds')
     .option('--cache-dir <dir>', 'where results are kept between builds (default node_modules/.cache/pagediet)')
     .option('--memory-budget <MiB>', 'file bytes kept in memory during the build; the rest wait in a scratch directory in $TMPDIR (default 64)', nonNegativeInteger)
@@ -163,6 +165,16 @@ function createProgram(sys) {
       const text = serverConfig(flags.server, site);
       if (flags.out) await writeFileAtomic(path.resolve(sys.cwd, flags.out), text);
       else sys.out(text);
+    });
+  program
+    .command('doctor')
+    .description('print what this machine gives pagediet (browser, fonts, OCR data, caches); exit 1 when a default pass cannot run fully')
+    .option('--browser <path>', 'a browser to try first, as build --browser')
+    .option('--json', 'print it as JSON')
+    .action(async (flags) => {
+      const diagnosis = await diagnose({ browser: flags.browser === undefined ? undefined : path.resolve(sys.cwd, flags.browser), cwd: sys.cwd });
+      sys.out(flags.json ? `${JSON.stringify(diagnosis, null, 2)}\n` : formatDiagnosis(diagnosis));
+      if (diagnosis.problems.length) throw new CommanderError(1, 'pagediet.doctor', diagnosis.problems[0]);
     });
   return program;
 }
@@ -229,6 +241,7 @@ async function buildAndReport(sys, opts) {
     textImagesThreshold: opts.textImagesThreshold,
     textImagesCss: opts.textImagesCss,
     ocr: opts.ocr,
+    browser: opts.browser === undefined ? undefined : path.resolve(sys.cwd, opts.browser),
     cache: opts.cache,
     cacheDir: opts.cacheDir === undefined ? undefined : path.resolve(sys.cwd, opts.cacheDir),
     memoryBudget: opts.memoryBudget === undefined ? undefined : opts.memoryBudget * 1024 * 1024,

@@ -33,6 +33,7 @@ export const CONFIG_KEYS = /** @type {const} */ ({
   textImagesThreshold: 'fraction',
   textImagesCss: 'string',
   ocr: 'boolean',
+  browser: 'string',
   cache: 'boolean',
   cacheDir: 'string',
   memoryBudget: 'number',
@@ -56,6 +57,7 @@ export const CONFIG_KEYS = /** @type {const} */ ({
  * @property {number} [textImagesThreshold] text-images: similarity a replacement must reach (0-1)
  * @property {'inline' | 'file'} [textImagesCss] text-images: where the replacements' CSS goes
  * @property {boolean} [ocr] text-images: read images with OCR when ALT and TITLE do not match
+ * @property {string} [browser] text-images: a Chromium, Chrome or Edge executable, tried before the browsers pagediet finds
  * @property {boolean} [cache]
  * @property {string} [cacheDir]
  * @property {number} [memoryBudget] MiB of file bytes kept in memory (the rest in a scratch directory)

@@ -92,6 +92,7 @@ import { PassMemo, record, replay, snapshot } from './pass-memo.js';
  * @property {number} [textImagesThreshold] text-images: similarity (0-1) a replacement must reach in Chromium (default 0.8)
  * @property {'inline' | 'file'} [textImagesCss] text-images: rules in a <style> in each page, or in one shared pagediet.css (default inline)
  * @property {boolean} [ocr] text-images: read images whose ALT and TITLE are missing or wrong with OCR (default true)
+ * @property {string} [browser] text-images: a Chromium, Chrome or Edge executable to try before the browsers pagediet finds (docs/text-images.md)
  * @property {'zopfli' | 'zlib'} [gzip] precompress: gzip encoder (default zopfli)
  * @property {number} [gzipIterations] precompress: zopfli iterations for .gz files (default 15)
  * @property {boolean} [zstd] precompress: also write .zst files where node has zstd

@@ -140,19 +140,16 @@ describe('a render that fails', () => {
     }
   });
 
-  it('keeps each image with a warning when Chromium cannot start, and the build ends', async () => {
+  it('goes on to the next browser found when the named one cannot start, and says so once', async () => {
     const out = path.join(await tempDir(), 'out');
     const { stdout } = await promisify(execFile)(process.execPath, [path.resolve('bin/pagediet.js'), 'build', 'fixtures/microscape', '--out', out, '--only', 'text-images', '--no-cache', '--no-report', '--no-configs', '--json'], {
       env: { ...process.env, PAGEDIET_CHROMIUM: '/bin/false', PAGEDIET_DEBUG: '', CI: '' },
       maxBuffer: 64 << 20,
     });
     const summary = JSON.parse(stdout);
-    // The 24 images of microscape that reach the fit in Chromium, each kept with a warning.
-    const failed = summary.warnings.filter((/** @type {{ code: string }} */ w) => w.code === 'render-failed');
-    expect(failed).toHaveLength(24);
-    for (const w of failed) expect(w.message).toMatch(/^text-images: kept as it is: Chromium could not draw its replacement: /);
-    const written = await readTree(out);
-    written.delete('.pagediet-output.json');
-    expect(written).toEqual(await readTree('fixtures/microscape'));
+    const fallback = summary.warnings.filter((/** @type {{ code: string }} */ w) => w.code === 'browser-fallback');
+    expect(fallback).toHaveLength(1);
+    expect(fallback[0].message).toMatch(/^text-images: replacements proven in .+: the browser named by PAGEDIET_CHROMIUM \(\/bin\/false\) did not start: /);
+    expect(summary.passes[0].requestsRemoved).toBe(24);
   });
 });

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { layoutDeclarations, htmlText, contentDeclarations } from '../src/text-images/markup.js';
 import { classifyPixels } from '../src/text-images/classify.js';
+import { FAMILIES } from '../src/text-images/estimate.js';
 import { chromiumTest } from './helpers/chromium.js';
 import { readTree, tempDir, writeTree } from './helpers/tmp.js';
 
@@ -70,7 +71,7 @@ describe('text-images pass', () => {
     const tree = await readTree(out);
     expect(tree.has('contact.gif')).toBe(false);
     const css = tree.get('pagediet.css')?.toString('utf8') ?? '';
-    expect(css).toMatch(/^\.pd1\{display:inline-block;width:83px;height:20px;overflow:hidden;white-space:nowrap;text-align:left;color:#fff;background:#000;font:700 11px\/\d+px DejaVu Sans,sans-serif;text-indent:\d+px\}$/);
+    expect(css).toMatch(/^\.pd1\{display:inline-block;width:83px;height:20px;overflow:hidden;white-space:nowrap;text-align:left;color:#fff;background:#000;font:700 11px\/\d+px DejaVu Sans,Verdana,sans-serif;text-indent:\d+px\}$/);
     for (const name of ['a/one.html', 'a/two.html']) {
       expect(tree.get(name)?.toString('latin1')).toMatch(/<link rel=stylesheet href="\.\.\/pagediet\.css"><\/head><body><p><span class=pd1>Contact us<\/span> and more<\/p>/);
     }
@@ -97,6 +98,22 @@ describe('text-images markup', () => {
     const rule = /** @type {const} */ ({ status: 'rule', width: 400, height: 2, direction: 'horizontal', bands: [{ colour: [153, 153, 153], size: 1 }, { colour: [255, 255, 255], size: 1 }] });
     expect(contentDeclarations(rule, 780, 2, null, null)).toEqual([['display', 'inline-block'], ['width', '780px'], ['height', '0px'], ['border-top', '1px solid #999'], ['border-bottom', '1px solid #fff']]);
     expect(contentDeclarations({ status: 'spacer', width: 1, height: 1, colour: null }, 1, 10, null, null)).toEqual([['display', 'inline-block'], ['width', '1px'], ['height', '10px']]);
+  });
+
+  it('names, after the family matched, one visitors of other systems have with its metrics, then the generic family', () => {
+    const plan = /** @type {const} */ ({ status: 'text', width: 20, height: 14, bg: [255, 255, 255], fg: [0, 0, 0], transparent: false, ink: { left: 0, top: 0, right: 1, bottom: 1 }, estimates: [], source: 'alt', ocr: null });
+    const fonts = FAMILIES.map(([name, family]) => {
+      const style = /** @type {const} */ ({ text: 'Go', name, family, weight: 'normal', style: 'normal', size: 12, letterSpacing: 0, score: 1 });
+      return contentDeclarations(plan, 20, 14, style, { indent: 0, lineHeight: 14 }).find(([p]) => p === 'font')?.[1];
+    });
+    expect(fonts).toEqual([
+      '12px/14px DejaVu Sans,Verdana,sans-serif',
+      '12px/14px DejaVu Serif,serif',
+      '12px/14px DejaVu Sans Mono,Menlo,monospace',
+      '12px/14px Liberation Sans,Arial,sans-serif',
+      '12px/14px Liberation Serif,Times New Roman,serif',
+      '12px/14px Liberation Mono,Courier New,monospace',
+    ]);
   });
 
   it('classifies pixels: spacer, rule, ink on a background, picture', () => {

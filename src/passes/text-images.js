@@ -15,7 +15,8 @@ import { applyEdits, encodePath } from '../site/edits.js';
 import { ResultCache, cacheKey, defaultCacheDir } from '../util/cache.js';
 import { sniffImageType } from '../images/gif.js';
 import { pageImages } from '../text-images/elements.js';
-import { RenderSession, RenderSessions } from '../text-images/browser.js';
+import { NoBrowserError, RenderSessions } from '../text-images/browser.js';
+import { findBrowsers, howToGetABrowser } from '../text-images/browser-discovery.js';
 import { fitReplacement } from '../text-images/verify.js';
 import { cssRule, encodeMarkup, htmlAttribute, htmlText, imageButtonMarkup, layoutDeclarations, pixels } from '../text-images/markup.js';
 import { ownString } from '../site/reference-table.js';
@@ -113,6 +114,7 @@ export default {
     textImagesCss: { type: 'string', default: TEXT_IMAGE_DEFAULTS.css, description: "where the replacements' CSS goes: inline (a <style> in each page) or file (one shared pagediet.css)" },
     ocr: { type: 'boolean', default: TEXT_IMAGE_DEFAULTS.ocr, description: 'read images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)' },
     prune: { type: 'boolean', default: false, description: 'remove replaced images from the output once nothing refers to them' },
+    browser: { type: 'string', default: undefined, description: 'a Chromium, Chrome or Edge executable to prove replacements in, tried before the browsers pagediet finds' },
   },
   async run(site, ctx) {
     const threshold = ctx.options.textImagesThreshold ?? TEXT_IMAGE_DEFAULTS.threshold;
@@ -120,17 +122,21 @@ export default {
     const parsed = new Map();
     const candidates = await findCandidates(site, ctx, parsed);
     if (!candidates.length) return;
-    const missing = RenderSession.missing();
-    if (missing) {
-      ctx.warn('', 'no-browser', `every text image kept: ${missing}`);
-      for (const c of candidates) ctx.decide({ file: c.image.path, action: 'skipped', reason: `no browser to prove the replacement: ${missing}` });
+    const choice = { browser: ctx.options.browser };
+    /** @param {string} why */
+    const keepAll = (why) => {
+      ctx.warn('', 'no-browser', `every text image kept: ${why}`);
+      for (const c of candidates) ctx.decide({ file: c.image.path, action: 'skipped', reason: 'no browser to prove the replacement' });
+    };
+    if (!findBrowsers(choice).length) {
+      keepAll(`no browser found to prove replacements: ${howToGetABrowser()}`);
       return;
     }
     const cache = ctx.options.cache === false ? null : new ResultCache({ dir: ctx.options.cacheDir ?? defaultCacheDir() });
     /** @type {Replacement[]} */
     const accepted = [];
     // Fitting in Chromium runs in one browser per thread at once; decisions are then taken in the candidates' order.
-    const sessions = new RenderSessions(ctx.options.threads ?? os.availableParallelism());
+    const sessions = new RenderSessions(ctx.options.threads ?? os.availableParallelism(), choice);
     try {
       // The plans (classification, style, OCR) all at once: the pool runs one per core.
       let planned = 0;
@@ -160,6 +166,7 @@ export default {
             try {
               fit = await sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
             } catch (error) {
+              if (error instanceof NoBrowserError) return { plan, noBrowser: error };
               // A fit Chromium could not draw (a timeout on an overloaded machine): this image stays, the others go on.
               const reason = `Chromium could not draw its replacement: ${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]}`;
               ctx.warn(image.path, 'render-failed', `kept as it is: ${reason}`);
@@ -172,8 +179,15 @@ export default {
         ctx.progress(image.path, { done: ++fitted, total: candidates.length });
         return { plan, fits };
       }));
+      const noBrowser = outcomes.find((o) => 'noBrowser' in o)?.noBrowser;
+      if (noBrowser) {
+        keepAll(noBrowser.message);
+        return;
+      }
+      const launched = await sessions.launched?.catch(() => null);
+      if (launched?.failed.length) ctx.warn('', 'browser-fallback', `replacements proven in ${launched.candidate.name} (${launched.executable}): ${launched.failed.join('; ')}`);
       for (const [i, { image, bytes, uses, shapes }] of candidates.entries()) {
-        const { plan, unfit, fits } = outcomes[i];
+        const { plan, unfit, fits } = /** @type {{ plan: Plan | { status: 'failed', reason: string }, unfit?: string, fits?: Map<string, Fitted> }} */ (outcomes[i]);
         if (plan.status === 'failed') {
           // The job was stopped (time limit, out of memory): the image stays.
           ctx.warn(image.path, 'job-stopped', `kept as it is: ${plan.reason}`);

@@ -1,23 +1,43 @@
 /**
- * Rendering in real Chromium (Debian's, driven by playwright-core, which
- * downloads no browser of its own): the original image and its candidate
- * replacements drawn one under another on one page, screenshotted once, and
- * cut into same-sized pictures to compare. A pass uses one browser with a
- * page per thread (RenderSessions); each page is purged of dead documents
- * often and replaced now and then, so the renderers stay small.
+ * Rendering in real Chromium, driven by playwright-core (which downloads no
+ * browser of its own): the original image and its candidate replacements
+ * drawn one under another on one page, screenshotted once, and cut into
+ * same-sized pictures to compare. The browser is the first that launches of
+ * those browser-discovery.js finds. A pass uses one browser with a page per
+ * thread (RenderSessions); each page is purged of dead documents often and
+ * replaced now and then, so the renderers stay small.
  */
-import fs from 'node:fs';
 import sharp from 'sharp';
 import { cssColour } from './pixels.js';
+import { findBrowsers, howToGetABrowser } from './browser-discovery.js';
+import { embeddedBrowser } from './embedded-browser.js';
 
 /**
  * @typedef {import('./pixels.js').Rgb} Rgb
  * @typedef {import('./pixels.js').Rgba} Rgba
  * @typedef {{ html: string, css: string }} Variant an element and the rules it needs (in the harness it is laid out as a block)
+ * @typedef {import('./browser-discovery.js').BrowserCandidate} BrowserCandidate
+ *
+ * @typedef {object} LaunchedBrowser
+ * @property {import('playwright-core').Browser} browser
+ * @property {BrowserCandidate} candidate the one that launched
+ * @property {string} executable
+ * @property {string[]} failed one line for each candidate tried before it that did not launch
+ *
+ * @typedef {object} BrowserChoice
+ * @property {string} [browser] the --browser option: a browser to try first
+ * @property {string[]} [args] switches besides CHROMIUM_ARGS
  */
 
-/** The browser pagediet renders with; PAGEDIET_CHROMIUM names another. */
-export const CHROMIUM_PATH = process.env.PAGEDIET_CHROMIUM || '/usr/bin/chromium';
+/** No browser was found, or none of those found launched. */
+export class NoBrowserError extends Error {
+  /** @param {string} message @param {string[]} failed */
+  constructor(message, failed) {
+    super(message);
+    this.name = 'NoBrowserError';
+    this.failed = failed;
+  }
+}
 
 /**
  * Features playwright-core (1.65) turns off. Chromium takes only the last
@@ -67,10 +87,40 @@ export const RENDERS_PER_PAGE = 500;
  * @property {import('playwright-core').CDPSession} cdp the page's DevTools session, for purges
  */
 
-/** Starts Chromium. */
-async function launch() {
+/**
+ * Starts the first browser that launches of those found, unpacking the
+ * embedded one when it is reached. An embedded browser that was unpacked
+ * before and fails to start is unpacked again once (a damaged file the size
+ * check did not see).
+ * @param {BrowserChoice} [choice]
+ * @returns {Promise<LaunchedBrowser>}
+ */
+export async function launchBrowser(choice = {}) {
   const { chromium } = await import('playwright-core');
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const candidates = findBrowsers(choice);
+  const args = [...CHROMIUM_ARGS, ...(choice.args ?? [])];
+  /** @type {string[]} */
+  const failed = [];
+  for (const candidate of candidates) {
+    try {
+      if (candidate.source !== 'embedded') {
+        return { browser: await chromium.launch({ executablePath: candidate.path, args }), candidate, executable: candidate.path, failed };
+      }
+      let embedded = await embeddedBrowser(candidate.path);
+      const start = () => chromium.launch({ executablePath: embedded.executable, args, env: { ...process.env, ...embedded.env } });
+      try {
+        return { browser: await start(), candidate, executable: embedded.executable, failed };
+      } catch (error) {
+        if (embedded.unpacked) throw error;
+        embedded = await embeddedBrowser(candidate.path, { redo: true });
+        return { browser: await start(), candidate, executable: embedded.executable, failed };
+      }
+    } catch (error) {
+      failed.push(`${candidate.name} (${candidate.path}) did not start: ${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]}`);
+    }
+  }
+  if (!candidates.length) throw new NoBrowserError(`no browser found: ${howToGetABrowser()}`, failed);
+  throw new NoBrowserError(`no browser started (${failed.join('; ')}): ${howToGetABrowser()}`, failed);
 }
 
 export class RenderSession {
@@ -91,17 +141,12 @@ export class RenderSession {
     return this.tab.page;
   }
 
-  /** Why rendering is impossible here, or null. */
-  static missing() {
-    return fs.existsSync(CHROMIUM_PATH) ? null : `${CHROMIUM_PATH} is missing (set PAGEDIET_CHROMIUM or install Chromium)`;
-  }
-
   /**
    * Starts Chromium with one page that can load nothing from the network.
-   * @param {{ rendersPerPage?: number }} [options] renders before the page is replaced (tests set a few)
+   * @param {{ rendersPerPage?: number } & BrowserChoice} [options] rendersPerPage: renders before the page is replaced (tests set a few)
    */
-  static async open({ rendersPerPage } = {}) {
-    const browser = await launch();
+  static async open({ rendersPerPage, browser: named } = {}) {
+    const { browser } = await launchBrowser({ browser: named });
     try {
       return new RenderSession(browser, await RenderSession.newTab(browser), { rendersPerPage, ownsBrowser: true });
     } catch (error) {
@@ -199,11 +244,15 @@ export class RenderSession {
  * when first needed; a result never depends on which session drew it.
  */
 export class RenderSessions {
-  /** @param {number} size */
-  constructor(size) {
+  /**
+   * @param {number} size
+   * @param {BrowserChoice} [choice]
+   */
+  constructor(size, choice = {}) {
     this.size = Math.max(1, size);
-    /** @type {Promise<import('playwright-core').Browser> | null} started with the first session */
-    this.browser = null;
+    this.choice = choice;
+    /** @type {Promise<LaunchedBrowser> | null} started with the first session */
+    this.launched = null;
     /** Sessions open or opening. */
     this.opened = 0;
     /** @type {RenderSession[]} */
@@ -251,14 +300,14 @@ export class RenderSessions {
 
   /** A session on a new page of the shared browser. */
   async open() {
-    this.browser ??= launch();
-    const browser = await this.browser;
+    this.launched ??= launchBrowser(this.choice);
+    const { browser } = await this.launched;
     return new RenderSession(browser, await RenderSession.newTab(browser));
   }
 
   async close() {
     // A browser that failed to start has nothing to close.
-    const browser = await this.browser?.catch(() => null);
-    await browser?.close();
+    const launched = await this.launched?.catch(() => null);
+    await launched?.browser.close();
   }
 }

@@ -33,6 +33,27 @@ export const FAMILIES = /** @type {const} */ ([
   ['Liberation Sans', 'sans-serif'], ['Liberation Serif', 'serif'], ['Liberation Mono', 'monospace'],
 ]);
 
+/**
+ * What a replacement's font names after the family it matched, for visitors
+ * without that family: Liberation's are metric-compatible with Arial, Times
+ * New Roman and Courier New (Windows and macOS have them; Linux maps those
+ * names back to Liberation), Menlo is DejaVu Sans Mono's metrics under another
+ * name (macOS), and Verdana is the nearest to DejaVu Sans that Windows and
+ * macOS have (Bitstream Vera, DejaVu's base, was drawn to its proportions; not
+ * metric-identical). DejaVu Serif has no such peer: its visitors elsewhere get
+ * the generic serif. The replacement's box keeps the image's size whatever
+ * font draws it, so the page's layout does not depend on the font.
+ * @type {Record<string, string[]>}
+ */
+export const FALLBACK_FAMILIES = {
+  'DejaVu Sans': ['Verdana'],
+  'DejaVu Serif': [],
+  'DejaVu Sans Mono': ['Menlo'],
+  'Liberation Sans': ['Arial'],
+  'Liberation Serif': ['Times New Roman'],
+  'Liberation Mono': ['Courier New'],
+};
+
 /** Every face a text image is tried in. */
 export const TEXT_FACES = /** @type {Face[]} */ (FAMILIES.flatMap(([name, family]) => ['normal', 'bold'].flatMap((weight) => ['normal', 'italic'].map((style) => ({ name, family, weight, style })))));
 

@@ -5,6 +5,7 @@
  * them, written for the page's charset.
  */
 import { cssColour } from './pixels.js';
+import { FALLBACK_FAMILIES } from './estimate.js';
 import { encodeText } from '../site/charset.js';
 
 /**
@@ -41,7 +42,7 @@ export function contentDeclarations(plan, width, height, style, placement, eleme
   // text-align is inherited (a centred table cell would move the text inside the box); the rest is set or not inherited.
   out.push(['width', `${width}px`], ['height', `${height}px`], ['overflow', 'hidden'], ['white-space', 'nowrap'], ['text-align', 'left'], ['color', cssColour(plan.fg)]);
   if (!plan.transparent) out.push(['background', cssColour(plan.bg)]);
-  const font = [style.style === 'italic' ? 'italic' : '', style.weight === 'bold' ? 'bold' : '', `${style.size}px/${placement.lineHeight}px`, `${style.name},${style.family}`].filter(Boolean).join(' ');
+  const font = [style.style === 'italic' ? 'italic' : '', style.weight === 'bold' ? 'bold' : '', `${style.size}px/${placement.lineHeight}px`, [style.name, ...(FALLBACK_FAMILIES[style.name] ?? []), style.family].join()].filter(Boolean).join(' ');
   out.push(['font', font]);
   if (placement.indent) out.push(['text-indent', `${placement.indent}px`]);
   if (placement.letterSpacing) out.push(['letter-spacing', `${placement.letterSpacing}px`]);

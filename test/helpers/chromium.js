@@ -1,10 +1,11 @@
 /**
- * Debian's Chromium, driven by playwright-core, for tests that open pages in
- * a real browser (playwright-core downloads no browser of its own).
+ * The browser the text-images pass would use (the first that launches of
+ * those src/text-images/browser-discovery.js finds), driven by
+ * playwright-core, for tests that open pages in a real browser.
  *
- * When /usr/bin/chromium is missing, tests that use `chromiumTest` are skipped
- * with a message; .ci/run installs the package, and when the CI variable is set
- * a missing browser fails instead, so CI never skips them quietly.
+ * When no browser is found, tests that use `chromiumTest` are skipped with a
+ * message; .ci/run installs Debian's chromium, and when the CI variable is
+ * set a missing browser fails instead, so CI never skips them quietly.
  *
  *   import { chromiumTest, launchChromium } from './helpers/chromium.js';
  *   chromiumTest('draws the report', async () => {
@@ -12,23 +13,22 @@
  *     try { ... } finally { await browser.close(); }
  *   });
  */
-import fs from 'node:fs';
 import { it } from 'vitest';
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from '../../src/text-images/browser.js';
+import { CHROMIUM_ARGS, launchBrowser } from '../../src/text-images/browser.js';
+import { findBrowsers } from '../../src/text-images/browser-discovery.js';
 
-// The same browser and flags as the text-images pass (PAGEDIET_CHROMIUM names another browser for both).
-export { CHROMIUM_ARGS, CHROMIUM_PATH };
+export { CHROMIUM_ARGS };
 
 /** Why browser tests cannot run here, or null when they can. */
-export const chromiumMissing = fs.existsSync(CHROMIUM_PATH)
+export const chromiumMissing = findBrowsers().length
   ? null
-  : `${CHROMIUM_PATH} is missing: browser tests are skipped (install Debian's chromium package, as .ci/run does)`;
+  : 'no browser found: browser tests are skipped (install Debian\'s chromium package, as .ci/run does)';
 
 if (chromiumMissing && process.env.CI) throw new Error(`${chromiumMissing}; CI must run them`);
 if (chromiumMissing) console.warn(`pagediet tests: ${chromiumMissing}`);
 
 /**
- * `it`, skipped with the reason when Chromium is missing.
+ * `it`, skipped with the reason when no browser is found.
  * @param {string} name
  * @param {() => Promise<void>} fn
  * @param {number} [timeout]
@@ -41,16 +41,14 @@ export function chromiumTest(name, fn, timeout) {
 }
 
 /**
- * Starts a headless Chromium. Close it when done.
- * @param {import('playwright-core').LaunchOptions} [options] merged over the defaults (args are added to CHROMIUM_ARGS)
+ * Starts the browser. Close it when done.
+ * @param {{ args?: string[] }} [options] args: switches besides CHROMIUM_ARGS
  * @returns {Promise<import('playwright-core').Browser>}
  */
 export async function launchChromium(options = {}) {
   if (chromiumMissing) throw new Error(chromiumMissing);
-  const { chromium } = await import('playwright-core');
-  return chromium.launch({ ...options, executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...(options.args ?? [])] });
+  return (await launchBrowser({ args: options.args })).browser;
 }
-
 /**
  * A page that can reach nothing but file: and data: URLs: every other request
  * is aborted and recorded in `blocked`, and every request is recorded in
