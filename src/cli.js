@@ -6,21 +6,21 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { build } from './pipeline.js';
-import { loadConfig } from './config.js';
+import { COMMAND_OPTIONS, loadConfig } from './config.js';
 import { UserError } from './errors.js';
-import { collect, list, nonNegativeInteger, qualityRange } from './cli-options.js';
+import { list } from './cli-options.js';
+import { checkOptions, flagName, optionTable } from './options/table.js';
+import { boolean, folderOrOff } from './options/kinds.js';
 import { VERSION } from './summary.js';
-import { PASSES, PASS_ORDER } from './passes/index.js';
+import { PASSES } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
-import { thresholdOption } from './passes/text-images.js';
 import { formatReport } from './report/table.js';
 import { compareSites, REPORT_NETWORKS } from './report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
 import { writeFileAtomic } from './util/atomic.js';
 import { createProgress } from './progress.js';
-import { parseShard } from './shard.js';
 import { renderHtmlReport } from './report/html.js';
 import { exitOnSignal } from './util/signals.js';
 import { SERVERS, readSiteFiles, serverConfig } from './configs/index.js';
@@ -79,51 +79,28 @@ function createProgram(sys) {
     .configureOutput({ writeOut: sys.out, writeErr: sys.err })
     .showHelpAfterError('(run pagediet --help for usage)');
 
-  const passNames = `passes, in order: ${PASS_ORDER.join(', ')}; in this version: ${PASSES.map((p) => p.name).join(', ') || 'none yet'}`;
-
-  program
+  const build = program
     .command('build')
     .description('optimize the site in <input> and write the result to --out')
     .argument('<input>', 'directory of the static site (never modified)')
-    .option('-o, --out <dir>', 'output directory (must not be inside the input)')
-    .option('--only <list>', `run only these passes (comma-separated; ${passNames})`, list)
-    .option('--skip <list>', 'do not run these passes (comma-separated)', list)
-    .option('--origin <url>', 'an absolute origin that is this site, so its absolute URLs resolve locally (repeatable)', collect)
-    .option('--force', 'write into a non-empty output directory that pagediet did not write')
-    .option('--shard <i/n>', 'build only slice I of N (pages by a hash of their path, with every file they load), into an output the other shards share; server configs afterwards with `pagediet configs`', parseShard)
+    .option('-o, --out <dir>', 'output directory, required unless the config file sets out (must not be inside the input)')
     .option('--json', 'print the machine-readable summary on stdout')
     .option('--no-report', 'skip the report that loads the input and the output with the robot and compares them')
     .option('--network <list>', `networks the report models (comma-separated; default ${REPORT_NETWORKS.join(',')})`, list)
     .option('--html <file>', 'also write the report as a self-contained HTML file')
-    .option('--prune', 'remove an original image from the output once every reference points at its replacement')
-    .addOption(new Option('--animations <format>', 'what animated GIFs may become (auto: the smaller)').choices(['auto', 'apng', 'webp']))
-    .option('--picture', 'keep animated GIFs in <img> as the fallback of a <picture> with the new format')
-    .option('--lossy', 'allow lossy image encodings (quantized PNG palettes, lossy WebP)')
-    .option('--quality <min-max>', 'quality floor and target for --lossy, 0-100 (default 65-80)', qualityRange)
-    .option('--zopfli-iterations <n>', 'also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (default 0: libdeflate only)', nonNegativeInteger)
-    .option('--max-pixels <n>', 'leave alone images with more pixels (default 100000000)', nonNegativeInteger)
-    .option('--job-timeout <seconds>', 'stop an encode or OCR job that runs longer and leave its file as it is (default 300; 0: no limit)', nonNegativeInteger)
-    .addOption(new Option('--gzip <encoder>', 'encoder for the precompressed .gz files: zopfli (smallest) or zlib (level 9, quick); default zopfli').choices(['zopfli', 'zlib']))
-    .option('--gzip-iterations <n>', 'zopfli iterations for the .gz files (default 15; --zopfli-iterations is for PNG data)', nonNegativeInteger)
-    .option('--zstd', 'also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)')
-    .option('--configs <dir>', 'write the server configs here instead of the output\'s pagediet-configs/')
-    .option('--no-configs', 'write no server configs')
-    .option('--minify-html', 'also remove HTML comments (not conditional or <!--! -->) and whitespace that cannot render (pass minify-html)')
-    .option('--text-images-threshold <n>', 'similarity (0-1) a text image\'s replacement must reach in Chromium (default 0.8)', thresholdOption)
-    .addOption(new Option('--text-images-css <mode>', 'where text-image replacements\' CSS goes: a <style> in each page, or one shared pagediet.css (default inline)').choices(['inline', 'file']))
-    .option('--no-ocr', 'do not read text images with OCR (images whose ALT and TITLE do not match their pixels stay)')
-    .option('--browser <path>', 'a Chromium, Chrome or Edge executable to prove text-image replacements in, tried before the browsers pagediet finds (see pagediet doctor)')
-    .option('--no-cache', 'do not keep or use results of earlier builds')
-    .option('--cache-dir <dir>', 'where results are kept between builds (default node_modules/.cache/pagediet)')
-    .option('--memory-budget <MiB>', 'file bytes kept in memory during the build; the rest wait in a scratch directory in $TMPDIR (default 64)', nonNegativeInteger)
     .option('-q, --quiet', 'no progress output')
-    .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)')
-    .action(async (input, flags, command) => {
-      const { config } = await loadConfig(sys.cwd, flags.config);
-      const opts = merge(config, flags, command);
-      if (!opts.out) throw new UserError('build needs an output directory: --out <dir>');
-      await runBuild(sys, { input: path.resolve(sys.cwd, input), output: path.resolve(sys.cwd, /** @type {string} */ (opts.out)), ...opts });
-    });
+    .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)');
+  const tableFlags = addTableOptions(build, PASSES);
+  build.action(async (/** @type {string} */ input, /** @type {Record<string, any>} */ flags, /** @type {Command} */ command) => {
+    const { config } = await loadConfig(sys.cwd, flags.config);
+    const typed = command.options.map((o) => o.attributeName()).filter((name) => command.getOptionValueSource(name) === 'cli');
+    const opts = merge(config, tableFlags(flags), Object.keys(tableFlags(Object.fromEntries(typed.map((name) => [name, true])))));
+    if (!opts.out) throw new UserError('build needs an output directory: --out <dir>');
+    const flagOf = new Map([...optionTable(PASSES)].map(([key, { definition }]) => [key, flagName(key, definition)]));
+    const { json, config: configFile, ...checked } = opts;
+    checkOptions(checked, PASSES, { where: 'build', extra: COMMAND_OPTIONS, name: (key) => flagOf.get(key) ?? `'${key}'` });
+    await runBuild(sys, { ...resolvePaths(opts, sys.cwd, PASSES), input: path.resolve(sys.cwd, input), output: path.resolve(sys.cwd, /** @type {string} */ (opts.out)) });
+  });
 
   program
     .command('demo')
@@ -180,27 +157,73 @@ function createProgram(sys) {
 }
 
 /**
+ * Adds a flag for every option of the table to a command; returns what maps
+ * the parsed flags (named by commander after the flag) to the table's keys.
+ * @param {Command} command
+ * @param {readonly import('./pass.js').AnyPass[]} passes
+ * @returns {(flags: Record<string, unknown>) => Record<string, unknown>}
+ */
+function addTableOptions(command, passes) {
+  /** @type {Map<string, string>} commander's attribute name → the table's key */
+  const keys = new Map();
+  for (const [key, { definition }] of optionTable(passes)) {
+    const { kind } = definition;
+    const flag = flagName(key, definition);
+    const on = kind.argument ? `${flag} ${kind.argument}` : flag;
+    const off = kind === boolean && definition.default === true;
+    const option = new Option(definition.short ? `${definition.short}, ${on}` : on, off ? `turn off (on by default): ${definition.doc}` : definition.doc);
+    if (kind.argument) {
+      option.argParser((/** @type {string} */ value, /** @type {unknown} */ previous) => {
+        try {
+          const parsed = kind.parse(value);
+          return definition.repeatable ? [...(/** @type {unknown[]} */ (previous ?? [])), ...(/** @type {unknown[]} */ (parsed))] : parsed;
+        } catch (error) {
+          throw new InvalidArgumentError(/** @type {Error} */ (error).message);
+        }
+      });
+    }
+    command.addOption(option);
+    keys.set(option.attributeName(), key);
+    if (kind === folderOrOff) command.addOption(new Option(`--no-${flag.slice(2)}`, `no ${key}: ${definition.doc}`));
+  }
+  return (flags) => Object.fromEntries(Object.entries(flags).map(([name, value]) => [keys.get(name) ?? name, value]));
+}
+
+/**
+ * The options that name files, resolved against the working directory.
+ * @param {Record<string, unknown>} options
+ * @param {string} cwd
+ * @param {readonly import('./pass.js').AnyPass[]} passes
+ */
+function resolvePaths(options, cwd, passes) {
+  const resolved = { ...options };
+  for (const [key, { definition }] of optionTable(passes)) {
+    if (definition.kind.path && typeof resolved[key] === 'string') resolved[key] = path.resolve(cwd, /** @type {string} */ (resolved[key]));
+  }
+  return resolved;
+}
+
+/**
  * Config-file values, overridden by flags the user actually typed.
  * @param {import('./config.js').FileConfig} config
- * @param {Record<string, unknown>} flags
- * @param {Command} command
+ * @param {Record<string, unknown>} flags by the table's keys
+ * @param {string[]} typed the keys of the flags the user typed
  */
-function merge(config, flags, command) {
+function merge(config, flags, typed) {
   /** @type {Record<string, unknown>} */
   const merged = { ...config };
   for (const [key, value] of Object.entries(flags)) {
-    const source = command.getOptionValueSource(key);
-    if (source === 'cli' || !(key in merged)) merged[key] = value;
+    if (value === undefined) continue;
+    if (typed.includes(key) || !(key in merged)) merged[key] = value;
   }
-  if (flags.origin) merged.origins = flags.origin;
-  return /** @type {import('./config.js').FileConfig & { json?: boolean }} */ (merged);
+  return /** @type {import('./config.js').FileConfig & { json?: boolean, config?: string }} */ (merged);
 }
 
 /**
  * Builds, then (unless --no-report) loads the input and the output with the
  * robot and prints what the build saved.
  * @param {Io} sys
- * @param {{ input: string, output: string, json?: boolean, quiet?: boolean, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, network?: string[], html?: string, shard?: import('./shard.js').Shard } & import('./config.js').ImageConfig} opts
+ * @param {import('./pipeline.js').BuildOptions & { json?: boolean, quiet?: boolean, report?: boolean, network?: string[], html?: string, config?: string, out?: string }} opts
  */
 async function runBuild(sys, opts) {
   const stopListening = exitOnSignal();
@@ -217,45 +240,17 @@ async function runBuild(sys, opts) {
  */
 async function buildAndReport(sys, opts) {
   const progress = createProgress({ stream: { write: sys.err, isTTY: sys.isTTY, columns: process.stderr.columns }, quiet: opts.quiet });
-  const summary = await build({
-    input: opts.input,
-    output: opts.output,
-    only: opts.only,
-    skip: opts.skip,
-    force: opts.force,
-    shard: opts.shard,
-    origins: opts.origins,
-    prune: opts.prune,
-    animations: opts.animations,
-    picture: opts.picture,
-    lossy: opts.lossy,
-    quality: opts.quality,
-    zopfliIterations: opts.zopfliIterations,
-    maxPixels: opts.maxPixels,
-    jobTimeout: opts.jobTimeout,
-    gzip: opts.gzip,
-    gzipIterations: opts.gzipIterations,
-    zstd: opts.zstd,
-    configs: typeof opts.configs === 'string' ? path.resolve(sys.cwd, opts.configs) : opts.configs,
-    minifyHtml: opts.minifyHtml,
-    textImagesThreshold: opts.textImagesThreshold,
-    textImagesCss: opts.textImagesCss,
-    ocr: opts.ocr,
-    browser: opts.browser === undefined ? undefined : path.resolve(sys.cwd, opts.browser),
-    cache: opts.cache,
-    cacheDir: opts.cacheDir === undefined ? undefined : path.resolve(sys.cwd, opts.cacheDir),
-    memoryBudget: opts.memoryBudget === undefined ? undefined : opts.memoryBudget * 1024 * 1024,
-    onProgress: progress.onProgress,
-  });
+  const { json, report: wantReport, network, html, quiet, config, out, ...buildOptions } = opts;
+  const summary = await build({ ...buildOptions, onProgress: progress.onProgress });
   /** @type {import('./report/compare.js').ReportData | undefined} */
   let report;
-  if (opts.report !== false) {
+  if (wantReport !== false) {
     progress.onProgress({ phase: 'report', message: 'loading the input and the output to compare them' });
-    report = await compareSites({ before: summary.input, after: summary.output, networks: opts.network ?? REPORT_NETWORKS });
-    if (opts.html) await writeHtmlReport(report, path.resolve(sys.cwd, opts.html), summary);
+    report = await compareSites({ before: summary.input, after: summary.output, networks: network ?? REPORT_NETWORKS });
+    if (html) await writeHtmlReport(report, path.resolve(sys.cwd, html), summary);
   }
   progress.end();
-  if (opts.json) sys.out(`${JSON.stringify(report ? { ...summary, report } : summary, null, 2)}\n`);
+  if (json) sys.out(`${JSON.stringify(report ? { ...summary, report } : summary, null, 2)}\n`);
   else sys.out(formatBuildSummary(summary) + (report ? `\n${formatReport(report)}` : ''));
 }
 

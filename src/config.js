@@ -7,62 +7,21 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UserError } from './errors.js';
+import { PASSES } from './passes/index.js';
+import { boolean, list, text } from './options/kinds.js';
+import { checkOptions, option, optional } from './options/table.js';
 
-/** Options a config file may set, with the type each takes. */
-export const CONFIG_KEYS = /** @type {const} */ ({
-  out: 'string',
-  only: 'list',
-  skip: 'list',
-  force: 'boolean',
-  origins: 'list',
-  report: 'boolean',
-  quiet: 'boolean',
-  prune: 'boolean',
-  animations: 'string',
-  picture: 'boolean',
-  lossy: 'boolean',
-  quality: 'range',
-  zopfliIterations: 'number',
-  maxPixels: 'number',
-  jobTimeout: 'number',
-  gzip: 'string',
-  gzipIterations: 'number',
-  zstd: 'boolean',
-  configs: 'string',
-  minifyHtml: 'boolean',
-  textImagesThreshold: 'fraction',
-  textImagesCss: 'string',
-  ocr: 'boolean',
-  browser: 'string',
-  cache: 'boolean',
-  cacheDir: 'string',
-  memoryBudget: 'number',
-});
+/** What a config file may set besides the option table's options: the build command's own. */
+export const COMMAND_OPTIONS = {
+  out: optional(text('<dir>', { path: true }), 'output directory'),
+  report: option(boolean, true, 'load the input and the output with the robot and compare them'),
+  quiet: option(boolean, false, 'no progress output'),
+  network: optional(list(), 'networks the report models'),
+  html: optional(text('<file>', { path: true }), 'also write the report as a self-contained HTML file'),
+};
 
 /**
- * @typedef {object} ImageConfig
- * @property {boolean} [prune]
- * @property {'auto' | 'apng' | 'webp'} [animations]
- * @property {boolean} [picture]
- * @property {boolean} [lossy]
- * @property {[number, number]} [quality]
- * @property {number} [zopfliIterations]
- * @property {number} [maxPixels]
- * @property {number} [jobTimeout] seconds a worker job may run (0: no limit)
- * @property {'zopfli' | 'zlib'} [gzip] precompress: gzip encoder
- * @property {number} [gzipIterations] precompress: zopfli iterations for .gz files
- * @property {boolean} [zstd] precompress: also .zst files
- * @property {string | false} [configs] where build writes the server configs (false: none)
- * @property {boolean} [minifyHtml] run the minify-html pass
- * @property {number} [textImagesThreshold] text-images: similarity a replacement must reach (0-1)
- * @property {'inline' | 'file'} [textImagesCss] text-images: where the replacements' CSS goes
- * @property {boolean} [ocr] text-images: read images with OCR when ALT and TITLE do not match
- * @property {string} [browser] text-images: a Chromium, Chrome or Edge executable, tried before the browsers pagediet finds
- * @property {boolean} [cache]
- * @property {string} [cacheDir]
- * @property {number} [memoryBudget] MiB of file bytes kept in memory (the rest in a scratch directory)
- *
- * @typedef {{ out?: string, only?: string[], skip?: string[], force?: boolean, origins?: string[], report?: boolean, quiet?: boolean } & ImageConfig} FileConfig
+ * @typedef {import('./options/build-options.js').BuildOptions & { out?: string, report?: boolean, quiet?: boolean, network?: string[], html?: string }} FileConfig
  */
 
 /**
@@ -105,19 +64,6 @@ export async function loadConfig(cwd, explicit) {
  */
 function validate(value, where) {
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw new UserError(`${where}: the config must be an object`);
-  /** @type {Record<string, unknown>} */
-  const config = {};
-  for (const [key, v] of Object.entries(value)) {
-    const type = /** @type {Record<string, string>} */ (CONFIG_KEYS)[key];
-    if (!type) throw new UserError(`${where}: unknown option '${key}' (known: ${Object.keys(CONFIG_KEYS).join(', ')})`);
-    const ok = type === 'list' ? Array.isArray(v) && v.every((x) => typeof x === 'string')
-      : type === 'range' ? Array.isArray(v) && v.length === 2 && v.every((x) => Number.isInteger(x) && x >= 0 && x <= 100) && v[0] <= v[1]
-        : type === 'fraction' ? typeof v === 'number' && v >= 0 && v <= 1
-        : type === 'number' ? Number.isInteger(v) && /** @type {number} */ (v) >= 0
-          : typeof v === type;
-    const expected = { list: 'a list of strings', range: 'a [min, max] pair from 0 to 100', number: 'a whole number, 0 or more', fraction: 'a number from 0 to 1' }[type] ?? `a ${type}`;
-    if (!ok) throw new UserError(`${where}: option '${key}' must be ${expected}`);
-    config[key] = v;
-  }
-  return /** @type {FileConfig} */ (config);
+  checkOptions(/** @type {Record<string, unknown>} */ (value), PASSES, { where, extra: COMMAND_OPTIONS });
+  return /** @type {FileConfig} */ (value);
 }

@@ -9,7 +9,9 @@ sharp.concurrency(1);
 // No operation cache: every job decodes different bytes, so it would only hold memory (up to 50 MB a worker).
 sharp.cache(false);
 
-export { gifToPng, animation, recompressPng } from './images/jobs.js';
+export { gifToPng } from './images/jobs/gif-to-png.js';
+export { animation } from './images/jobs/animation.js';
+export { recompressPng } from './images/jobs/recompress-png.js';
 export { compressText } from './compress/jobs.js';
 export { textImagePlan } from './text-images/plan.js';
 export { measureCompressed } from './markup/compressed-sizes.js';

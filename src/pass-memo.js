@@ -10,22 +10,11 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
-import { VERSION } from './summary.js';
-import { sourceFingerprint } from './util/source-hash.js';
+import { codeFingerprint } from './util/code-fingerprint.js';
 import { forEachOrdered } from './util/ordered.js';
-
-/** Raised whenever what a record holds, or how a pass's input is fingerprinted, changes. */
-const MEMO_REVISION = 2;
 
 /** Cache entries of a record's bytes read at once when it is recalled. */
 const RECALL_WINDOW = 8;
-
-/**
- * Build options that cannot change what a pass does: where the site is read
- * from and written to, how many threads, the cache's own settings, progress.
- * (Outputs are the same for any thread count: test/determinism.test.js.)
- */
-const NOT_INPUTS = new Set(['input', 'output', 'onProgress', 'passes', 'threads', 'cache', 'cacheDir', 'force', 'only', 'skip', 'shard', 'jobTimeout', 'memoryBudget']);
 
 /**
  * @typedef {import('./site/site.js').Site} Site
@@ -57,14 +46,16 @@ export class PassMemo {
   }
 
   /**
-   * The key of a pass meeting this site with these options.
+   * The key of a pass meeting this site with its options: the pass's code
+   * and this module's (what a record holds), the options, and every file.
    * @param {string} passName
    * @param {Site} site
-   * @param {Record<string, unknown>} options the build's options
+   * @param {Record<string, unknown>} options the pass's resolved options
+   * @param {string} code the fingerprint of the pass's code
    */
-  async key(passName, site, options) {
+  async key(passName, site, options, code) {
     const hash = crypto.createHash('sha256');
-    hash.update(`pagediet ${VERSION} memo r${MEMO_REVISION} ${await sourceFingerprint()}\0${passName}\0${JSON.stringify(passOptions(options))}\0`);
+    hash.update(`pagediet memo ${code} ${await codeFingerprint(new URL(import.meta.url))}\0${passName}\0${JSON.stringify(options)}\0`);
     hash.update(`${[...site.directories].sort().join('\n')}\0${[...site.skipped.keys()].sort().join('\n')}\0`);
     for (const file of site.files.values()) {
       hash.update(`${file.path}\0${file.role}\0${file.absPath === null ? '-' : 'in'}\0${file.mtimeMs}\0`);
@@ -184,7 +175,7 @@ export async function replay(site, memo) {
     if (change.op !== 'add') continue;
     // The pass removed the file that was here and created another under its name.
     if (site.files.has(change.path)) site.remove(change.path);
-    const file = site.add(change.path, await site.bytes.get(change.key), change.mtimeMs);
+    const file = await site.add(change.path, await site.bytes.get(change.key), change.mtimeMs);
     file.role = change.role;
     if (change.parsed) await site.parse(file);
   }
@@ -195,14 +186,6 @@ export async function replay(site, memo) {
   for (const change of memo.changes) if (change.op === 'remove') site.remove(change.path);
   site.warnings.length = warnings;
   site.warnings.push(...memo.warnings);
-}
-
-/**
- * The options a pass's output may depend on, in a stable order.
- * @param {Record<string, unknown>} options
- */
-function passOptions(options) {
-  return Object.fromEntries(Object.entries(options).filter(([name, value]) => !NOT_INPUTS.has(name) && value !== undefined && typeof value !== 'function').sort(([a], [b]) => (a < b ? -1 : 1)));
 }
 
 /** The cache key of bytes a record names by their hash. @param {string} hash */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hidingUnavailable, runWithBrowsersHidden } from './helpers/hidden-browsers.js';
 import { readTree, tempDir } from './helpers/tmp.js';
-import { TEXT_IMAGE_DEFAULTS } from '../src/passes/text-images.js';
+import textImagesPass from '../src/passes/text-images.js';
 
 const unavailable = await hidingUnavailable();
 if (unavailable && process.env.CI) throw new Error(`test/browser-hidden.test.js cannot hide the browsers: ${unavailable}; CI must run it`);
@@ -62,7 +62,7 @@ describe.skipIf(unavailable)('with only the embedded browser', () => {
     const { summary, pass } = textImages(stdout);
     const changed = pass.decisions.filter((/** @type {{ action: string }} */ d) => d.action === 'changed');
     expect(changed).toHaveLength(24);
-    for (const d of changed) expect(d.score).toBeGreaterThanOrEqual(TEXT_IMAGE_DEFAULTS.threshold);
+    for (const d of changed) expect(d.score).toBeGreaterThanOrEqual(textImagesPass.options.textImagesThreshold.default);
     expect(pass.requestsRemoved).toBe(24);
     expect([summary.totals.requestsBefore, summary.totals.requestsAfter]).toEqual([43, 19]);
     expect(summary.warnings.map((/** @type {{ code: string }} */ w) => w.code)).toEqual(['links-missing']);

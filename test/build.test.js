@@ -100,8 +100,8 @@ describe('build', () => {
     ran.length = 0;
     summary = await build({ input, output: out, passes, only: ['third', 'first'] });
     expect(ran).toEqual(['first', 'third']);
-    await expect(build({ input, output: out, passes, only: ['fourth'] })).rejects.toThrow("unknown pass 'fourth'; available: first, second, third");
-    await expect(build({ input, output: out, skip: ['csso'] })).rejects.toThrow(`unknown pass 'csso'; available: ${PASSES.map((p) => p.name).join(', ')}`);
+    await expect(build({ input, output: out, passes, only: ['fourth'] })).rejects.toThrow("build options: unknown pass 'fourth' in 'only'; available: first, second, third");
+    await expect(build({ input, output: out, skip: ['csso'] })).rejects.toThrow(`unknown pass 'csso' in 'skip'; available: ${PASSES.map((p) => p.name).join(', ')}`);
   });
 
   it('lets a pass convert a file and retarget its references by editing only their bytes', async () => {
@@ -115,7 +115,7 @@ describe('build', () => {
       name: 'b-to-png',
       description: 'renames b.gif to b.png everywhere',
       run: async (site, ctx) => {
-        site.add('b.png', Buffer.from('PNG'));
+        await site.add('b.png', Buffer.from('PNG'));
         const refs = site.referencesTo('b.gif');
         await site.retarget(refs.map((ref) => ({ ref, target: 'b.png' })));
         ctx.rewrote(refs.length);

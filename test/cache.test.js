@@ -110,14 +110,14 @@ describe('persistent cache', () => {
 
   it('keys on the job, the options and the bytes', () => {
     const bytes = Buffer.from('abc');
-    const key = cacheKey('gifToPng', { a: 1 }, [bytes]);
+    const key = cacheKey('gifToPng', { a: 1 }, [bytes], 'code');
     expect(key).toMatch(/^[0-9a-f]{64}$/);
-    expect(cacheKey('gifToPng', { a: 1 }, [Buffer.from('abc')])).toBe(key);
-    expect(cacheKey('animation', { a: 1 }, [bytes])).not.toBe(key);
-    expect(cacheKey('gifToPng', { a: 2 }, [bytes])).not.toBe(key);
-    expect(cacheKey('gifToPng', { a: 1 }, [Buffer.from('abd')])).not.toBe(key);
+    expect(cacheKey('gifToPng', { a: 1 }, [Buffer.from('abc')], 'code')).toBe(key);
+    expect(cacheKey('animation', { a: 1 }, [bytes], 'code')).not.toBe(key);
+    expect(cacheKey('gifToPng', { a: 2 }, [bytes], 'code')).not.toBe(key);
+    expect(cacheKey('gifToPng', { a: 1 }, [Buffer.from('abd')], 'code')).not.toBe(key);
     // Input boundaries count: ['ab', 'c'] is not ['a', 'bc'].
-    expect(cacheKey('j', {}, [Buffer.from('ab'), Buffer.from('c')])).not.toBe(cacheKey('j', {}, [Buffer.from('a'), Buffer.from('bc')]));
+    expect(cacheKey('j', {}, [Buffer.from('ab'), Buffer.from('c')], 'code')).not.toBe(cacheKey('j', {}, [Buffer.from('a'), Buffer.from('bc')], 'code'));
   });
 
   it('stores Buffers and plain values exactly, and treats a foreign file as a miss', async () => {

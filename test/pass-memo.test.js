@@ -63,8 +63,8 @@ describe('pass replay', () => {
     const pass = async (site) => {
       // Replaced under the same name, a new page, a page edited to point at it, a role change, a removal.
       site.remove('a.gif');
-      site.add('a.gif', Buffer.from('GIF89a-A'), 1000);
-      const page = site.add('new.html', Buffer.from('<title>new</title><img src=b.gif>'), 2000);
+      await site.add('a.gif', Buffer.from('GIF89a-A'), 1000);
+      const page = await site.add('new.html', Buffer.from('<title>new</title><img src=b.gif>'), 2000);
       await site.parse(page);
       await site.write('index.html', Buffer.from('<link rel=stylesheet href=s.css><img src=a.gif><a href=new.html>new</a>'));
       site.get('data.txt').role = 'stylesheet';

@@ -201,6 +201,6 @@ describe('gzip encoders', () => {
 
   it('refuses a gzip encoder it does not know', async () => {
     const input = await writeTree(await tempDir(), { 'a.txt': 'x'.repeat(300) });
-    await expect(build({ input, output: path.join(await tempDir(), 'out'), only: ['precompress'], cache: false, gzip: /** @type {any} */ ('lzma') })).rejects.toThrow("gzip must be zopfli or zlib, not 'lzma'");
+    await expect(build({ input, output: path.join(await tempDir(), 'out'), only: ['precompress'], cache: false, gzip: /** @type {any} */ ('lzma') })).rejects.toThrow("build options: option 'gzip' must be one of zopfli, zlib, not 'lzma'");
   });
 });

@@ -6,36 +6,27 @@
  */
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import { DEFAULT_MAX_PIXELS, sniffImageType } from './gif.js';
-import { DEFAULT_ZOPFLI_ITERATIONS } from './png-encode.js';
+import { sniffImageType } from './gif.js';
 import { applyEdits, encodePath } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { forEachOrdered } from '../util/ordered.js';
-
-/** Defaults of the options the image passes share. */
-export const IMAGE_DEFAULTS = { zopfliIterations: DEFAULT_ZOPFLI_ITERATIONS, maxPixels: DEFAULT_MAX_PIXELS, quality: /** @type {[number, number]} */ ([65, 80]) };
 
 /** Bytes enough to tell GIF, PNG, JPEG and WebP apart. */
 const SNIFF_BYTES = 12;
 
 /**
- * The options every image job takes, from the build's options and the defaults.
- * @param {PassContext} ctx
+ * The options every image job takes (IMAGE_JOB_OPTIONS), from a pass's resolved options.
+ * @param {{ lossy: boolean, quality: [number, number], zopfliIterations: number, maxPixels: number }} options
  */
-export function imageJobOptions(ctx) {
-  return {
-    lossy: ctx.options.lossy ?? false,
-    quality: ctx.options.quality ?? IMAGE_DEFAULTS.quality,
-    zopfliIterations: ctx.options.zopfliIterations ?? IMAGE_DEFAULTS.zopfliIterations,
-    maxPixels: ctx.options.maxPixels ?? IMAGE_DEFAULTS.maxPixels,
-  };
+export function imageJobOptions({ lossy, quality, zopfliIterations, maxPixels }) {
+  return { lossy, quality, zopfliIterations, maxPixels };
 }
 
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
  * @typedef {import('../pipeline.js').PassContext} PassContext
- * @typedef {import('./jobs.js').ImageResult} ImageResult
+ * @typedef {import('./jobs/results.js').ImageResult} ImageResult
  */
 
 /**
@@ -142,7 +133,7 @@ export function convertedPath(site, original, extension) {
  */
 export async function addReplacement(site, original, bytes, extension) {
   const target = convertedPath(site, original.path, extension);
-  site.add(target, bytes, original.mtimeMs);
+  await site.add(target, bytes, original.mtimeMs);
   await site.bytes.settle();
   return { original, target, size: bytes.length };
 }
@@ -154,14 +145,15 @@ export async function addReplacement(site, original, bytes, extension) {
  * @param {Site} site
  * @param {PassContext} ctx
  * @param {Replacement[]} replacements
+ * @param {{ prune: boolean }} options prune: remove each original nothing refers to any more
  */
-export async function pointAtReplacements(site, ctx, replacements) {
+export async function pointAtReplacements(site, ctx, replacements, { prune }) {
   const rewritten = await site.retargetAll(new Map(replacements.map(({ original, target }) => [original.path, target])));
   for (const { original, target, size } of replacements) {
     ctx.rewrote(rewritten.get(original.path) ?? 0);
     ctx.touched(target, original.outputSize, size);
   }
-  if (ctx.options.prune) {
+  if (prune) {
     const after = site.referencedPaths();
     for (const { original } of replacements) if (!after.has(original.path)) site.remove(original.path);
   }

@@ -6,30 +6,30 @@
  * smaller proven one wins; the GIF stays when it is smaller still.
  */
 import { readGifStructure } from '../images/gif.js';
-import { UserError } from '../errors.js';
-import { IMAGE_DEFAULTS, addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
+import { addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
+import { IMAGE_JOB_OPTIONS, prune } from '../images/options.js';
+import { boolean, oneOf } from '../options/kinds.js';
+import { option } from '../options/table.js';
 
-const FORMATS = ['auto', 'apng', 'webp'];
+const options = {
+  animations: option(oneOf(/** @type {const} */ (['auto', 'apng', 'webp'])), 'auto', 'what animated GIFs may become: apng, webp, or auto (the smaller of the two)'),
+  picture: option(boolean, false, 'keep animated GIFs in <img> as the fallback of a <picture> with the new format'),
+  ...IMAGE_JOB_OPTIONS,
+  prune,
+};
 
-/** @type {import('../pipeline.js').Pass} */
+/** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'animations',
   description: 'animated GIFs to APNG or animated WebP, frame for frame',
-  options: {
-    animations: { type: 'string', default: 'auto', description: 'apng, webp, or auto (the smaller of the two)' },
-    picture: { type: 'boolean', default: false, description: 'wrap each <img> in <picture> with the new format as a <source> and the GIF as the fallback' },
-    lossy: { type: 'boolean', default: false, description: 'allow lossy WebP (frames and timing are still checked, pixels not)' },
-    quality: { type: 'string', default: '65-80', description: 'lossy quality, MIN-MAX (WebP uses MAX)' },
-    zopfliIterations: { type: 'number', default: IMAGE_DEFAULTS.zopfliIterations, description: 'zopfli iterations for APNG image data' },
-  },
+  options,
   async run(site, ctx) {
-    const format = ctx.options.animations ?? 'auto';
-    if (!FORMATS.includes(format)) throw new UserError(`animations must be one of ${FORMATS.join(', ')}, not '${format}'`);
+    const format = ctx.options.animations;
     const referenced = site.referencedPaths();
     const gifs = (await imagesOfType(site, 'gif')).filter((file) => referenced.has(file.path));
-    /** @type {(import('../images/replace.js').Replacement & { result: Pick<import('../images/jobs.js').Converted, 'format' | 'detail' | 'candidates'> })[]} */
+    /** @type {(import('../images/replace.js').Replacement & { result: Pick<import('../images/jobs/results.js').Converted, 'format' | 'detail' | 'candidates'> })[]} */
     const replaced = [];
-    await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx) }, (bytes) => {
+    await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx.options) }, (bytes) => {
       try {
         return readGifStructure(bytes).frames.length > 1 ? null : false;
       } catch {
@@ -42,7 +42,7 @@ export default {
     if (ctx.options.picture) {
       for (const replacement of replaced) await offerImage(site, ctx, replacement, replacement.result.format === 'webp' ? 'image/webp' : 'image/apng');
     } else {
-      await pointAtReplacements(site, ctx, replaced);
+      await pointAtReplacements(site, ctx, replaced, ctx.options);
     }
     for (const { original, target, size, result } of replaced) {
       const sizes = Object.entries(result.candidates ?? {}).map(([k, v]) => `${k} ${v} B`).join(', ');

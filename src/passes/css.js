@@ -24,11 +24,10 @@ import { xmlReason } from '../markup/names.js';
 /** Codes of CSS pagediet keeps because it is broken or csso would damage it: warned about. Others are only decisions. */
 const WARNED = new Set(['css-invalid', 'css-csso-failed', 'css-would-lose']);
 
-/** @type {import('../pipeline.js').Pass} */
+/** @type {import('../pass.js').Pass} */
 export default {
   name: 'css',
   description: 'style sheets, <style> blocks and style attributes minified with csso',
-  options: {},
   async run(site, ctx) {
     for (const file of site.stylesheets) await minifyStylesheet(site, ctx, file);
     for (const page of site.pages) await minifyPageCss(site, ctx, page);
@@ -97,19 +96,16 @@ async function minifyPageCss(site, ctx, page) {
 }
 
 /**
- * Writes a file and checks that its references still resolve as they did;
- * if not, puts the file back as it was (bytes, charset, references).
+ * Writes a file and keeps the write only when its references still resolve as they did.
  * @param {Site} site
  * @param {SiteFile} file
  * @param {Buffer} after
  */
 async function writeKeepingReferences(site, file, after) {
   const resolved = () => new Set(file.references.map((r) => `${r.kind}\n${r.url}\n${r.status}\n${r.target ?? ''}`));
-  const saved = { outputKey: file.outputKey, outputLength: file.outputLength, charset: file.charset, bomLength: file.bomLength, referenceTable: file.referenceTable, baseHref: file.baseHref };
   const old = resolved();
-  await site.write(file.path, after);
-  const now = resolved();
-  if (old.size === now.size && [...old].every((r) => now.has(r))) return true;
-  Object.assign(file, saved);
-  return false;
+  return site.writeChecked(file.path, after, () => {
+    const now = resolved();
+    return old.size === now.size && [...old].every((r) => now.has(r));
+  });
 }

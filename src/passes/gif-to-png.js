@@ -10,19 +10,16 @@
  * but with a floor.
  */
 import { readGifStructure } from '../images/gif.js';
-import { IMAGE_DEFAULTS, addReplacement, eachImageResult, imageJobOptions, imagesOfType, pointAtReplacements, recordResult } from '../images/replace.js';
+import { addReplacement, eachImageResult, imageJobOptions, imagesOfType, pointAtReplacements, recordResult } from '../images/replace.js';
+import { IMAGE_JOB_OPTIONS, prune } from '../images/options.js';
 
-/** @type {import('../pipeline.js').Pass} */
+const options = { ...IMAGE_JOB_OPTIONS, prune };
+
+/** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'gif-to-png',
   description: 'static GIFs to smaller, pixel-identical PNGs',
-  options: {
-    zopfliIterations: { type: 'number', default: IMAGE_DEFAULTS.zopfliIterations, description: 'zopfli iterations on top of libdeflate for the image data; 0 (the default): libdeflate only, about 0.8% larger and many times faster' },
-    maxPixels: { type: 'number', default: IMAGE_DEFAULTS.maxPixels, description: 'images with more pixels are left as they are (decompression bombs)' },
-    prune: { type: 'boolean', default: false, description: 'remove a GIF from the output once every reference points at its PNG' },
-    lossy: { type: 'boolean', default: false, description: 'also try lossy WebP at the target quality; written when it reaches the floor and is smaller than the PNG (or the GIF)' },
-    quality: { type: 'list', default: IMAGE_DEFAULTS.quality, description: 'with lossy: floor and target quality, 0-100 on libimagequant\'s scale (default 65-80)' },
-  },
+  options,
   async run(site, ctx) {
     const referenced = site.referencedPaths();
     const gifs = (await imagesOfType(site, 'gif')).filter((file) => {
@@ -30,12 +27,12 @@ export default {
       ctx.decide({ file: file.path, action: 'skipped', reason: 'no page or style sheet refers to it' });
       return false;
     });
-    const { zopfliIterations, maxPixels, lossy, quality } = imageJobOptions(ctx);
+    const { zopfliIterations, maxPixels, lossy, quality } = imageJobOptions(ctx.options);
     // Lossless jobs keep their options (and so their cache keys) whatever the quality setting.
-    const options = { zopfliIterations, maxPixels, ...(lossy ? { lossy, quality } : {}) };
+    const jobOptions = { zopfliIterations, maxPixels, ...(lossy ? { lossy, quality } : {}) };
     /** @type {(import('../images/replace.js').Replacement & { detail: string })[]} */
     const replaced = [];
-    await eachImageResult(site, ctx, gifs, 'gifToPng', options, (bytes) => {
+    await eachImageResult(site, ctx, gifs, 'gifToPng', jobOptions, (bytes) => {
       try {
         return readGifStructure(bytes).frames.length === 1 ? null : false;
       } catch (error) {
@@ -45,7 +42,7 @@ export default {
       recordResult(ctx, file, result);
       if (result.status === 'converted') replaced.push({ ...(await addReplacement(site, file, result.bytes, result.format === 'webp' ? 'webp' : 'png')), detail: result.detail });
     });
-    await pointAtReplacements(site, ctx, replaced);
+    await pointAtReplacements(site, ctx, replaced, ctx.options);
     for (const { original, target, size, detail } of replaced) {
       ctx.decide({ file: original.path, action: 'changed', reason: `→ ${target}: ${detail}, ${original.outputSize} → ${size} B` });
     }

@@ -1,23 +1,41 @@
 /**
- * The passes pagediet runs, in the fixed order they run in. The order matters:
- * text images are replaced before images are converted (no work on images that
- * go away), images before markup (references are rewritten first), and
- * precompression last, on final bytes.
- *
- * A pass is a module that exports a Pass object (see src/pipeline.js):
- * `name`, `description`, documented `options`, and `run(site, ctx)`.
+ * The passes pagediet runs, in the fixed order they run in: one module under
+ * src/passes/ each, named by its file. The order matters: text images are
+ * replaced before images are converted (no work on images that go away),
+ * images before markup (references are rewritten first), and precompression
+ * last, on final bytes. A pass is a module that exports a Pass (src/pass.js).
  */
-import textImages from './text-images.js';
-import gifToPng from './gif-to-png.js';
-import animations from './animations.js';
-import png from './png.js';
-import htmlCase from './html-case.js';
-import minifyHtml from './minify-html.js';
-import css from './css.js';
-import precompress from './precompress.js';
 
-/** The stable names of pagediet's passes, in run order, including those not built yet. */
-export const PASS_ORDER = ['text-images', 'gif-to-png', 'animations', 'png', 'html-case', 'minify-html', 'css', 'precompress'];
+/** The pass modules, in run order. */
+const MODULES = [
+  'text-images',
+  'gif-to-png',
+  'animations',
+  'png',
+  'html-case',
+  'minify-html',
+  'css',
+  'precompress',
+];
 
-/** @type {import('../pipeline.js').Pass[]} the passes this version has, in PASS_ORDER */
-export const PASSES = [textImages, gifToPng, animations, png, htmlCase, minifyHtml, css, precompress];
+const loaded = await Promise.all(MODULES.map(async (name) => {
+  const url = new URL(`./${name}.js`, import.meta.url);
+  return { pass: /** @type {import('../pass.js').AnyPass} */ ((await import(url.href)).default), url };
+}));
+
+/** @type {readonly import('../pass.js').AnyPass[]} pagediet's passes, in run order */
+export const PASSES = loaded.map(({ pass }) => pass);
+
+/** The names of pagediet's passes, in run order. */
+export const PASS_ORDER = PASSES.map((pass) => pass.name);
+
+const CODE = new Map(loaded.map(({ pass, url }) => [pass, url]));
+
+/**
+ * The module of one of pagediet's passes (its code is fingerprinted for the
+ * cache); null for a pass given from outside.
+ * @param {import('../pass.js').AnyPass} pass
+ */
+export function passCode(pass) {
+  return CODE.get(pass) ?? null;
+}

@@ -12,15 +12,12 @@ import { decodeBytes } from '../site/charset.js';
 import { SHOWS_WHITESPACE, minifyHtmlEdits } from '../markup/minify-html.js';
 import { xmlReason } from '../markup/names.js';
 
-/** @type {import('../pipeline.js').Pass} */
+/** @type {import('../pass.js').Pass} */
 export default {
   name: 'minify-html',
-  description: 'comments and whitespace that cannot render removed (only with --minify-html)',
-  options: {
-    minifyHtml: { type: 'boolean', default: false, description: 'run this pass (naming it in --only does too)' },
-  },
+  description: 'comments and whitespace that cannot render removed (off by default)',
+  enabledByDefault: false,
   async run(site, ctx) {
-    if (!ctx.options.minifyHtml && !ctx.options.only?.includes('minify-html')) return;
     /** @type {Map<string, RegExpExecArray | null>} what each style sheet says, read once however many pages load it */
     const sheets = new Map();
     for (const page of site.pages) {

@@ -6,20 +6,19 @@
  * palette chosen by libimagequant, when they reach the quality floor.
  * PNGs that an earlier pass wrote are already as small as it can make them.
  */
-import { IMAGE_DEFAULTS, eachImageResult, imageJobOptions, imagesOfType, recordResult } from '../images/replace.js';
+import { eachImageResult, imageJobOptions, imagesOfType, recordResult } from '../images/replace.js';
+import { IMAGE_JOB_OPTIONS } from '../images/options.js';
 
-/** @type {import('../pipeline.js').Pass} */
+const options = IMAGE_JOB_OPTIONS;
+
+/** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'png',
   description: 'PNGs re-encoded losslessly, smaller or left as they are',
-  options: {
-    zopfliIterations: { type: 'number', default: IMAGE_DEFAULTS.zopfliIterations, description: 'zopfli iterations on top of libdeflate for the image data; 0 (the default): libdeflate only' },
-    lossy: { type: 'boolean', default: false, description: 'allow a quantized palette for truecolour PNGs' },
-    quality: { type: 'string', default: '65-80', description: 'lossy quality, MIN-MAX: the floor a result must reach, and the target' },
-  },
+  options,
   async run(site, ctx) {
     const pngs = (await imagesOfType(site, 'png')).filter((file) => file.absPath !== null);
-    await eachImageResult(site, ctx, pngs, 'recompressPng', imageJobOptions(ctx), null, async (file, result) => {
+    await eachImageResult(site, ctx, pngs, 'recompressPng', imageJobOptions(ctx.options), null, async (file, result) => {
       recordResult(ctx, file, result);
       if (result.status !== 'converted') return;
       const before = file.outputSize;

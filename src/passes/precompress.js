@@ -10,32 +10,35 @@
  * Last-Modified from it). A sidecar name already taken in the input is never
  * overwritten. Encoding runs in the worker pool, cached by content hash.
  */
+import path from 'node:path';
 import { ENCODINGS, SIDECAR_EXTENSIONS, decode, isCompressible } from '../compress/encodings.js';
 import { DEFAULT_GZIP_ITERATIONS } from '../compress/gzip.js';
 import { zstdAvailable, zstdUnavailableReason } from '../compress/zstd.js';
-import { UserError } from '../errors.js';
+import { writeBuildConfigs } from '../configs/index.js';
+import { boolean, folderOrOff, oneOf, wholeNumber } from '../options/kinds.js';
+import { option, optional } from '../options/table.js';
 import { forEachOrdered } from '../util/ordered.js';
 
-export const PRECOMPRESS_DEFAULTS = { gzip: /** @type {'zopfli' | 'zlib'} */ ('zopfli'), gzipIterations: DEFAULT_GZIP_ITERATIONS, minBytes: 256, minSavingPercent: 5 };
+const options = {
+  gzip: option(oneOf(/** @type {const} */ (['zopfli', 'zlib'])), 'zopfli', 'encoder for the precompressed .gz files: zopfli (smallest) or zlib (level 9, quick)'),
+  gzipIterations: option(wholeNumber(), DEFAULT_GZIP_ITERATIONS, 'zopfli iterations for the .gz files (the zopfli command\'s --i)'),
+  zstd: option(boolean, false, 'also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)'),
+  precompressMinBytes: option(wholeNumber(), 256, 'files smaller than this are not compressed'),
+  precompressMinSaving: option(wholeNumber({ max: 100 }), 5, 'a sidecar that saves less than this percentage is not written'),
+  configs: optional(folderOrOff, 'where the server configs go (default: the output\'s pagediet-configs/); --no-configs writes none'),
+};
 
-/** @type {import('../pipeline.js').Pass} */
+/** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'precompress',
   description: 'text files precompressed beside themselves: .br (brotli 11), .gz (zopfli), .zst with --zstd',
-  options: {
-    gzip: { type: 'string', default: PRECOMPRESS_DEFAULTS.gzip, description: 'gzip encoder: zopfli (smallest, slow) or zlib (level 9, quick)' },
-    gzipIterations: { type: 'number', default: PRECOMPRESS_DEFAULTS.gzipIterations, description: 'zopfli iterations for .gz files (the zopfli command\'s --i)' },
-    zstd: { type: 'boolean', default: false, description: 'also write .zst files (needs node 22.15 or newer)' },
-    precompressMinBytes: { type: 'number', default: PRECOMPRESS_DEFAULTS.minBytes, description: 'files smaller than this are not compressed' },
-    precompressMinSaving: { type: 'number', default: PRECOMPRESS_DEFAULTS.minSavingPercent, description: 'a sidecar that saves less than this percentage is not written' },
-  },
+  options,
   async run(site, ctx) {
     const o = ctx.options;
-    const gzipMethod = o.gzip ?? PRECOMPRESS_DEFAULTS.gzip;
-    if (gzipMethod !== 'zopfli' && gzipMethod !== 'zlib') throw new UserError(`gzip must be zopfli or zlib, not '${gzipMethod}'`);
-    const iterations = o.gzipIterations ?? PRECOMPRESS_DEFAULTS.gzipIterations;
-    const minBytes = o.precompressMinBytes ?? PRECOMPRESS_DEFAULTS.minBytes;
-    const minSaving = o.precompressMinSaving ?? PRECOMPRESS_DEFAULTS.minSavingPercent;
+    const gzipMethod = o.gzip;
+    const iterations = o.gzipIterations;
+    const minBytes = o.precompressMinBytes;
+    const minSaving = o.precompressMinSaving;
     if (o.zstd && !zstdAvailable()) ctx.warn('', 'zstd-unavailable', zstdUnavailableReason());
     const encodings = ENCODINGS.filter((e) => e !== 'zstd' || (o.zstd && zstdAvailable()));
     // Names taken before this pass adds anything: a sidecar the input already has is never replaced.
@@ -89,7 +92,7 @@ export default {
           small.push(`${e.encoding} ${out.length} B, ${saving.toFixed(1)}%`);
           continue;
         }
-        site.add(e.sidecar, out, file.mtimeMs);
+        await site.add(e.sidecar, out, file.mtimeMs);
         ctx.touched(e.sidecar, bytes.length, out.length);
         ctx.measure({ file: file.path, name: e.encoding, before: bytes.length, after: out.length });
         made.push(`${e.encoding} ${out.length} B (-${saving.toFixed(1)}%, ${e.result.detail})`);
@@ -100,8 +103,17 @@ export default {
       ];
       if (made.length) ctx.decide({ file: file.path, action: 'changed', reason: `${bytes.length} B -> ${made.join(', ')}${notes.length ? `; ${notes.join('; ')}` : ''}` });
       else ctx.decide({ file: file.path, action: 'kept', reason: notes.join('; ') || 'no sidecar written' });
-      await site.bytes.settle();
     });
+  },
+  // The server configs serve the sidecars, so they come with precompression.
+  async artifacts(site, { options: o, outputDir, shard, warn }) {
+    if (o.configs === false) return [];
+    // A config lists files of the whole site; a shard knows its slice only.
+    if (shard) {
+      warn('', 'configs-shard', 'a shard does not write the server configs: once every shard is in the output, run `pagediet configs <output> --server <name>`');
+      return [];
+    }
+    return writeBuildConfigs(site, { outputDir, dir: o.configs ? path.resolve(o.configs) : undefined });
   },
 };
 

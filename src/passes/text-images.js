@@ -7,12 +7,12 @@
  * proven similar, and smaller than the image and its request, is replaced;
  * every other image stays, with the reason in the summary.
  */
-import os from 'node:os';
 import path from 'node:path';
 import { minify } from 'csso';
-import { InvalidArgumentError } from 'commander';
 import { applyEdits, encodePath } from '../site/edits.js';
-import { ResultCache, cacheKey, defaultCacheDir } from '../util/cache.js';
+import { prune } from '../images/options.js';
+import { boolean, fraction, oneOf, text } from '../options/kinds.js';
+import { option, optional } from '../options/table.js';
 import { sniffImageType } from '../images/gif.js';
 import { pageImages } from '../text-images/elements.js';
 import { NoBrowserError, RenderSessions } from '../text-images/browser.js';
@@ -25,7 +25,7 @@ import { UseList } from '../text-images/uses.js';
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../pipeline.js').PassContext} PassContext
+ * @typedef {import('../pass.js').PassContext<import('../pass.js').ResolvedOptions<typeof options>>} PassContext
  * @typedef {import('../text-images/plan.js').Plan} Plan
  * @typedef {import('../text-images/elements.js').ImageElement} ImageElement
  * @typedef {import('../text-images/markup.js').Declaration} Declaration
@@ -61,14 +61,13 @@ import { UseList } from '../text-images/uses.js';
  * @property {number} bytes the image's
  */
 
-/** Defaults of the pass's options. */
-export const TEXT_IMAGE_DEFAULTS = {
-  /** Similarity (0-1, see docs/text-images.md) a replacement must reach in Chromium; calibrated on the fixtures. */
-  threshold: 0.8,
-  /** Where the rules go: a <style> in each page ('inline'), or one shared style sheet ('file'). */
-  css: /** @type {'inline' | 'file'} */ ('inline'),
-  /** Whether OCR reads images whose ALT and TITLE are missing or wrong. */
-  ocr: true,
+const options = {
+  /** Calibrated on the fixtures (docs/text-images.md, "The similarity measure"). */
+  textImagesThreshold: option(fraction, 0.8, 'the similarity (0-1) a text image\'s replacement must reach against the image in Chromium'),
+  textImagesCss: option(oneOf(/** @type {const} */ (['inline', 'file'])), 'inline', 'where text-image replacements\' CSS goes: a <style> in each page (inline), or one shared pagediet.css (file)'),
+  ocr: option(boolean, true, 'read text images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)'),
+  browser: optional(text('<path>', { path: true }), 'a Chromium, Chrome or Edge executable to prove text-image replacements in, tried before the browsers pagediet finds (see pagediet doctor)'),
+  prune,
 };
 
 /** Only images up to this many bytes are looked at: text images are small. */
@@ -89,35 +88,15 @@ const BLOCKING_ATTRIBUTES = /^(id|name|class|style|usemap|ismap|srcset|sizes|low
 const BLOCKING_BUTTON_ATTRIBUTES = /^(id|class|style|usemap|ismap|srcset|sizes|lowsrc|on.*)$/;
 /** The name of the shared style sheet in --text-images-css file mode. */
 const SHARED_CSS = 'pagediet.css';
-/** Raised when planning (src/text-images/plan.js and what it calls) or fitting (verify.js, markup.js) change their results, so cached ones are redone. */
-const PLAN_REVISION = 2;
-const FIT_REVISION = 1;
-
 const MIME = /** @type {Record<string, string>} */ ({ gif: 'image/gif', png: 'image/png', jpeg: 'image/jpeg' });
 
-/**
- * The value of --text-images-threshold: a number from 0 to 1.
- * @param {string} value
- */
-export function thresholdOption(value) {
-  const n = Number(value);
-  if (value.trim() === '' || !(n >= 0 && n <= 1)) throw new InvalidArgumentError(`expected a number from 0 to 1, not '${value}'`);
-  return n;
-}
-
-/** @type {import('../pipeline.js').Pass} */
+/** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'text-images',
   description: 'images of text, symbols, spacers and rules rebuilt as HTML and CSS, checked in Chromium',
-  options: {
-    textImagesThreshold: { type: 'number', default: TEXT_IMAGE_DEFAULTS.threshold, description: 'similarity (0-1) a replacement must reach against the image in Chromium' },
-    textImagesCss: { type: 'string', default: TEXT_IMAGE_DEFAULTS.css, description: "where the replacements' CSS goes: inline (a <style> in each page) or file (one shared pagediet.css)" },
-    ocr: { type: 'boolean', default: TEXT_IMAGE_DEFAULTS.ocr, description: 'read images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)' },
-    prune: { type: 'boolean', default: false, description: 'remove replaced images from the output once nothing refers to them' },
-    browser: { type: 'string', default: undefined, description: 'a Chromium, Chrome or Edge executable to prove replacements in, tried before the browsers pagediet finds' },
-  },
+  options,
   async run(site, ctx) {
-    const threshold = ctx.options.textImagesThreshold ?? TEXT_IMAGE_DEFAULTS.threshold;
+    const threshold = ctx.options.textImagesThreshold;
     /** @type {ParsedPages} */
     const parsed = new Map();
     const candidates = await findCandidates(site, ctx, parsed);
@@ -132,17 +111,16 @@ export default {
       keepAll(`no browser found to prove replacements: ${howToGetABrowser()}`);
       return;
     }
-    const cache = ctx.options.cache === false ? null : new ResultCache({ dir: ctx.options.cacheDir ?? defaultCacheDir() });
     /** @type {Replacement[]} */
     const accepted = [];
     // Fitting in Chromium runs in one browser per thread at once; decisions are then taken in the candidates' order.
-    const sessions = new RenderSessions(ctx.options.threads ?? os.availableParallelism(), choice);
+    const sessions = new RenderSessions(ctx.threads, choice);
     try {
       // The plans (classification, style, OCR) all at once: the pool runs one per core.
       let planned = 0;
       const plans = await Promise.all(candidates.map(async ({ image, bytes, shapes }) => {
         const texts = [...new Set([...shapes.values()].flatMap((shape) => [shape.attrs.alt, shape.attrs.title]).filter((t) => t !== undefined))];
-        const plan = /** @type {Plan | { status: 'failed', reason: string }} */ (await ctx.compute('textImagePlan', bytes, { revision: PLAN_REVISION, texts, ocr: ctx.options.ocr ?? TEXT_IMAGE_DEFAULTS.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
+        const plan = /** @type {Plan | { status: 'failed', reason: string }} */ (await ctx.compute('textImagePlan', bytes, { texts, ocr: ctx.options.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
         ctx.progress(image.path, { done: ++planned, total: candidates.length });
         return plan;
       }));
@@ -160,19 +138,17 @@ export default {
           const size = fitKey(shape);
           if (fits.has(size) || shape.width === 0 || shape.height === 0) continue;
           const element = shape.name === 'input' ? 'button' : 'span';
-          const key = cacheKey('textImageFit', { revision: FIT_REVISION, plan, width: shape.width, height: shape.height, ...(element === 'button' ? { element } : {}) }, [bytes]);
-          let fit = /** @type {Fitted | undefined} */ (await cache?.get(key));
-          if (!fit) {
-            try {
-              fit = await sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
-            } catch (error) {
-              if (error instanceof NoBrowserError) return { plan, noBrowser: error };
-              // A fit Chromium could not draw (a timeout on an overloaded machine): this image stays, the others go on.
-              const reason = `Chromium could not draw its replacement: ${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]}`;
-              ctx.warn(image.path, 'render-failed', `kept as it is: ${reason}`);
-              return { plan, unfit: reason };
-            }
-            await cache?.set(key, fit);
+          /** @type {Fitted} */
+          let fit;
+          try {
+            const key = { fit: 'textImageFit', image: bytes, plan, width: shape.width, height: shape.height, ...(element === 'button' ? { element } : {}) };
+            fit = await ctx.cached(key, () => sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element)));
+          } catch (error) {
+            if (error instanceof NoBrowserError) return { plan, noBrowser: error };
+            // A fit Chromium could not draw (a timeout on an overloaded machine): this image stays, the others go on.
+            const reason = `Chromium could not draw its replacement: ${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]}`;
+            ctx.warn(image.path, 'render-failed', `kept as it is: ${reason}`);
+            return { plan, unfit: reason };
           }
           fits.set(size, fit);
         }
@@ -386,7 +362,7 @@ function elementShape(element, page) {
  */
 async function apply(site, ctx, accepted, parsed) {
   if (!accepted.length) return; // nothing to write: no page needs decoding for a free class prefix
-  const mode = ctx.options.textImagesCss ?? TEXT_IMAGE_DEFAULTS.css;
+  const mode = ctx.options.textImagesCss;
   const prefix = await freePrefix(site);
   /** @type {Map<string, string>} declarations (as a rule body) → class name */
   const classes = new Map();
@@ -472,7 +448,7 @@ async function apply(site, ctx, accepted, parsed) {
   if (mode === 'file') {
     sharedPath = freePath(site, SHARED_CSS);
     const css = Buffer.from(cssOf(rules.keys()), 'utf8');
-    site.add(sharedPath, css);
+    await site.add(sharedPath, css);
     ctx.touched(sharedPath, 0, css.length);
   }
   for (const { page, uses } of usesByPage(taken)) {

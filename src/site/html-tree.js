@@ -1,21 +1,11 @@
 /**
  * The element tree of a page, as the site model reads it: parse5 with
- * source locations and cheerio's htmlparser2 tree adapter, over a
- * DocumentView, so every location is an offset in the view's text
- * (view.byteOffset turns it into a byte offset). It is the tree cheerio.load
- * builds, made without cheerio.load, which defines a new Cheerio class on
- * every call: on 2,000 generated pages of 42 KB that doubled the time
- * (22.6 s against 11.9 s) and left old-space garbage that grew the heap to
- * 413 MB between full collections, against 64 MB (2026-11-21).
+ * source locations and the htmlparser2 tree adapter (domhandler nodes), over
+ * a DocumentView, so every location is an offset in the view's text
+ * (view.byteOffset turns it into a byte offset).
  */
-import { createRequire } from 'node:module';
-
-// parse5 and the adapter as cheerio resolves them: the same packages and versions as cheerio's own parse.
-const fromCheerio = createRequire(createRequire(import.meta.url).resolve('cheerio'));
-/** @type {{ parse: (html: string, options: { sourceCodeLocationInfo: boolean, scriptingEnabled: boolean, treeAdapter: object, onParseError?: ((error: { code: string, startOffset: number }) => void) | undefined }) => import('domhandler').Document }} */
-const parse5 = fromCheerio('parse5');
-/** @type {{ adapter: object }} */
-const { adapter } = fromCheerio('parse5-htmlparser2-tree-adapter');
+import * as parse5 from 'parse5';
+import { adapter } from 'parse5-htmlparser2-tree-adapter';
 
 /**
  * @typedef {import('domhandler').AnyNode} AnyNode
@@ -34,7 +24,7 @@ export const HTML_NAMESPACE = 'http://www.w3.org/1999/xhtml';
  * @returns {import('domhandler').Document} the document node
  */
 export function parsePage(view, onParseError) {
-  return parse5.parse(view.text, { sourceCodeLocationInfo: true, scriptingEnabled: true, treeAdapter: adapter, onParseError });
+  return /** @type {import('domhandler').Document} */ (/** @type {unknown} */ (parse5.parse(view.text, { sourceCodeLocationInfo: true, scriptingEnabled: true, treeAdapter: adapter, onParseError: onParseError ? (e) => onParseError(e) : null })));
 }
 
 /**

@@ -16,7 +16,7 @@ import { applyEdits, encodePath } from './edits.js';
 import { ByteStore } from './byte-store.js';
 import { ReferenceTable, StringTable } from './reference-table.js';
 import { cacheKey } from '../util/cache.js';
-import { sourceFingerprint } from '../util/source-hash.js';
+import { codeFingerprint } from '../util/code-fingerprint.js';
 import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
 
 /**
@@ -303,7 +303,7 @@ export class Site {
    */
   async pageFindings(bytes, charset, bomLength, withRepairs) {
     const cache = this.options.cache;
-    const key = cache ? cacheKey('page-findings', { charset, bomLength, withRepairs, source: await sourceFingerprint() }, [bytes]) : '';
+    const key = cache ? cacheKey('page-findings', { charset, bomLength, withRepairs }, [bytes], await codeFingerprint(new URL(import.meta.url))) : '';
     const known = /** @type {PageFindings | undefined} */ (cache ? await cache.get(key) : undefined);
     if (known && Array.isArray(known.references)) return known;
     const view = new DocumentView(bytes, charset, bomLength);
@@ -478,17 +478,36 @@ export class Site {
   }
 
   /**
+   * Writes a file's new bytes, then puts the file back as it was (bytes,
+   * charset, references) unless `keep` accepts it as written: for a pass
+   * that can only judge a change once the site model has read it again.
+   * @param {string} sitePath
+   * @param {Buffer} bytes
+   * @param {(file: SiteFile) => boolean | Promise<boolean>} keep
+   * @returns {Promise<boolean>} whether the write was kept
+   */
+  async writeChecked(sitePath, bytes, keep) {
+    const file = this.get(sitePath);
+    const saved = { outputKey: file.outputKey, outputLength: file.outputLength, writes: file.writes, charset: file.charset, bomLength: file.bomLength, referenceTable: file.referenceTable, baseHref: file.baseHref };
+    await this.write(sitePath, bytes);
+    if (await keep(file)) return true;
+    Object.assign(file, saved);
+    return false;
+  }
+
+  /**
    * Adds a file a pass created (a converted image, a shared style sheet).
    * @param {string} sitePath
    * @param {Buffer} bytes
    * @param {number} [mtimeMs] defaults to the newest input's, so output is deterministic
    */
-  add(sitePath, bytes, mtimeMs) {
+  async add(sitePath, bytes, mtimeMs) {
     if (this.files.has(sitePath)) throw new Error(`${sitePath} already exists in the site`);
     const file = new SiteFile(sitePath, null, 0, mtimeMs ?? this.newestMtime());
     file.outputKey = this.bytes.put(bytes);
     file.outputLength = bytes.length;
     this.addEntry(file);
+    await this.bytes.settle();
     return file;
   }
 

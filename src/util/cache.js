@@ -13,7 +13,6 @@ import os from 'node:os';
 import path from 'node:path';
 import v8 from 'node:v8';
 import { writeFileAtomic } from './atomic.js';
-import { VERSION } from '../summary.js';
 
 /** Default bound on the cache's size on disk. */
 export const DEFAULT_CACHE_LIMIT = 512 * 1024 * 1024;
@@ -32,18 +31,17 @@ export function defaultCacheDir(from = process.cwd()) {
   return path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'pagediet');
 }
 
-/** Raised whenever a job's output changes for the same input and options within one release (2: libdeflate replaced zlib and zopfli by default; 3: the PNG encoder's new candidates and ranking). */
-const RESULTS_REVISION = 3;
-
 /**
- * The key of a result: a hash of the job's name, its options and its input bytes.
+ * The key of a result: a hash of the job's name, the fingerprint of the code
+ * that computes it (src/util/code-fingerprint.js), its options and its input bytes.
  * @param {string} job
  * @param {unknown} options JSON-serialisable
  * @param {Uint8Array[]} inputs
+ * @param {string} code the code's fingerprint
  */
-export function cacheKey(job, options, inputs) {
+export function cacheKey(job, options, inputs, code) {
   const hash = crypto.createHash('sha256');
-  hash.update(`pagediet ${VERSION} r${RESULTS_REVISION}\0${job}\0${JSON.stringify(options)}\0`);
+  hash.update(`pagediet ${code}\0${job}\0${JSON.stringify(options)}\0`);
   for (const input of inputs) {
     hash.update(`${input.length}\0`);
     hash.update(input);

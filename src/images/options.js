@@ -1,0 +1,17 @@
+/**
+ * The options the image passes share: each is one entry of the option table
+ * that gif-to-png, animations and png (and text-images, for prune) list.
+ */
+import { boolean, qualityRange, wholeNumber } from '../options/kinds.js';
+import { option } from '../options/table.js';
+import { DEFAULT_MAX_PIXELS } from './gif.js';
+import { DEFAULT_ZOPFLI_ITERATIONS } from './png-encode.js';
+
+export const prune = option(boolean, false, 'remove an original image from the output once every reference points at its replacement');
+export const lossy = option(boolean, false, 'allow lossy image encodings (quantized PNG palettes, lossy WebP); without it every image stays pixel-exact');
+export const quality = option(qualityRange, /** @type {[number, number]} */ ([65, 80]), 'with lossy: the quality floor a result must reach and the target, 0-100 on libimagequant\'s scale');
+export const zopfliIterations = option(wholeNumber(), DEFAULT_ZOPFLI_ITERATIONS, 'also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (0: libdeflate only)');
+export const maxPixels = option(wholeNumber(), DEFAULT_MAX_PIXELS, 'leave alone images with more pixels (decompression bombs)');
+
+/** What every image job is told: the encoders' settings. */
+export const IMAGE_JOB_OPTIONS = { lossy, quality, zopfliIterations, maxPixels };

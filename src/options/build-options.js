@@ -1,0 +1,35 @@
+// Generated from the option table (src/options/table.js and each pass's options) by `npm run options`: do not edit.
+
+/**
+ * @typedef {object} BuildOptions the options of a build, each optional; `pagediet build` has a flag for each
+ * @property {string[]} [only] build: run only these passes (comma-separated names)
+ * @property {string[]} [skip] build: do not run these passes (comma-separated names)
+ * @property {string[]} [origins] build: an absolute origin that is this site (`https://www.example.com`), so absolute links to it resolve to local files
+ * @property {boolean} [force] build: write into a non-empty directory pagediet did not write
+ * @property {{ index: number, count: number }} [shard] build: build only slice I of N (pages by a hash of their path, with every file they load), into an output the other shards share
+ * @property {boolean} [cache] build: keep and use results of earlier builds (node_modules/.cache/pagediet)
+ * @property {string} [cacheDir] build: where results are kept between builds (default node_modules/.cache/pagediet of the nearest package)
+ * @property {number} [memoryBudget] build: MiB of file bytes kept in memory during the build; the rest wait in a scratch directory under $TMPDIR (default 64)
+ * @property {number} [jobTimeout] build: stop an encode or OCR job that runs longer and leave its file as it is (0: no limit) (default 300)
+ * @property {number} [threads] build: worker threads (default: the machine's cores)
+ * @property {number} [textImagesThreshold] text-images: the similarity (0-1) a text image's replacement must reach against the image in Chromium (default 0.8)
+ * @property {'inline' | 'file'} [textImagesCss] text-images: where text-image replacements' CSS goes: a <style> in each page (inline), or one shared pagediet.css (file) (default "inline")
+ * @property {boolean} [ocr] text-images: read text images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)
+ * @property {string} [browser] text-images: a Chromium, Chrome or Edge executable to prove text-image replacements in, tried before the browsers pagediet finds (see pagediet doctor)
+ * @property {boolean} [prune] text-images, gif-to-png, animations: remove an original image from the output once every reference points at its replacement
+ * @property {boolean} [lossy] gif-to-png, animations, png: allow lossy image encodings (quantized PNG palettes, lossy WebP); without it every image stays pixel-exact
+ * @property {[number, number]} [quality] gif-to-png, animations, png: with lossy: the quality floor a result must reach and the target, 0-100 on libimagequant's scale (default [65,80])
+ * @property {number} [zopfliIterations] gif-to-png, animations, png: also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (0: libdeflate only) (default 0)
+ * @property {number} [maxPixels] gif-to-png, animations, png: leave alone images with more pixels (decompression bombs) (default 100000000)
+ * @property {'auto' | 'apng' | 'webp'} [animations] animations: what animated GIFs may become: apng, webp, or auto (the smaller of the two) (default "auto")
+ * @property {boolean} [picture] animations: keep animated GIFs in <img> as the fallback of a <picture> with the new format
+ * @property {boolean} [minifyHtml] minify-html: also run the minify-html pass: comments and whitespace that cannot render removed (off by default)
+ * @property {'zopfli' | 'zlib'} [gzip] precompress: encoder for the precompressed .gz files: zopfli (smallest) or zlib (level 9, quick) (default "zopfli")
+ * @property {number} [gzipIterations] precompress: zopfli iterations for the .gz files (the zopfli command's --i) (default 15)
+ * @property {boolean} [zstd] precompress: also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)
+ * @property {number} [precompressMinBytes] precompress: files smaller than this are not compressed (default 256)
+ * @property {number} [precompressMinSaving] precompress: a sidecar that saves less than this percentage is not written (default 5)
+ * @property {string | false} [configs] precompress: where the server configs go (default: the output's pagediet-configs/); --no-configs writes none
+ */
+
+export {};
