@@ -10,11 +10,16 @@
  * @property {number} status
  * @property {string} version e.g. 'HTTP/1.1'
  * @property {Record<string, string>} headers lower-case names; repeated headers joined with ', '
- * @property {number} headerBytes status line, headers and the blank line
+ * @property {number} headerBytes status line, headers and the blank line, and those of any interim (1xx) responses before it
  * @property {Buffer} body the body, de-chunked (still content-encoded)
  * @property {number} bodyBytes body bytes on the wire, chunk framing included
  * @property {boolean} close whether the server will close the connection after it
  */
+
+/** A header block longer than this is refused (node's own limit is 16 KiB). */
+const MAX_HEADER_BYTES = 64 * 1024;
+/** A chunk-size line (size and extensions) longer than this is refused. */
+const MAX_CHUNK_LINE_BYTES = 4096;
 
 export class ResponseParser {
   constructor() {
@@ -24,6 +29,8 @@ export class ResponseParser {
     this.expect = [];
     /** @type {{ response: ParsedResponse, mode: 'length' | 'chunked' | 'close', remaining: number, chunks: Buffer[] } | null} */
     this.current = null;
+    /** Bytes of interim (1xx) responses read since the last final one. */
+    this.interimBytes = 0;
   }
 
   /**
@@ -38,8 +45,12 @@ export class ResponseParser {
     for (;;) {
       if (!this.current) {
         const end = this.buffer.indexOf('\r\n\r\n');
-        if (end < 0) break;
+        if (end < 0) {
+          if (this.buffer.length > MAX_HEADER_BYTES) throw new Error(`a response header block longer than ${MAX_HEADER_BYTES} bytes`);
+          break;
+        }
         this.startResponse(end + 4);
+        if (!this.current) continue; // an interim response: the final one follows
       }
       const finished = this.continueBody();
       if (!finished) break;
@@ -78,13 +89,19 @@ export class ResponseParser {
       headers[name] = name in headers ? `${headers[name]}, ${value}` : value;
     }
     const status = Number(statusLine[2]);
+    // 100 Continue, 103 Early Hints...: interim responses precede the final one (RFC 9110, 15.2); 101 ends HTTP/1 on the connection and is final.
+    if (status >= 100 && status < 200 && status !== 101) {
+      this.interimBytes += headerEnd;
+      return;
+    }
     const method = this.expect.shift() ?? 'GET';
     const version = statusLine[1];
     const connection = (headers.connection ?? '').toLowerCase();
     const close = connection.includes('close') || (version === 'HTTP/1.0' && !connection.includes('keep-alive'));
     /** @type {ParsedResponse} */
-    const response = { status, version, headers, headerBytes: headerEnd, body: Buffer.alloc(0), bodyBytes: 0, close };
-    const noBody = method === 'HEAD' || status === 204 || status === 304 || (status >= 100 && status < 200);
+    const response = { status, version, headers, headerBytes: headerEnd + this.interimBytes, body: Buffer.alloc(0), bodyBytes: 0, close };
+    this.interimBytes = 0;
+    const noBody = method === 'HEAD' || status === 204 || status === 304 || status === 101;
     if (noBody) this.current = { response, mode: 'length', remaining: 0, chunks: [] };
     else if ((headers['transfer-encoding'] ?? '').toLowerCase().includes('chunked')) this.current = { response, mode: 'chunked', remaining: -1, chunks: [] };
     else if ('content-length' in headers) this.current = { response, mode: 'length', remaining: Number(headers['content-length']), chunks: [] };
@@ -111,8 +128,15 @@ export class ResponseParser {
     // Chunked: size line, data, CRLF; a zero-size chunk and trailers end it.
     for (;;) {
       const lineEnd = this.buffer.indexOf('\r\n');
-      if (lineEnd < 0) return null;
-      const size = parseInt(this.buffer.subarray(0, lineEnd).toString('latin1'), 16);
+      if (lineEnd < 0) {
+        if (this.buffer.length > MAX_CHUNK_LINE_BYTES) throw new Error(`a chunk-size line longer than ${MAX_CHUNK_LINE_BYTES} bytes`);
+        return null;
+      }
+      const line = this.buffer.subarray(0, lineEnd).toString('latin1');
+      // chunk-size [ chunk-ext ] (RFC 9112, 7.1): hex digits, then optionally ';' and extensions.
+      const match = /^([0-9A-Fa-f]{1,12})[ \t]*(?:;.*)?$/.exec(line);
+      if (!match) throw new Error(`malformed chunk-size line: ${JSON.stringify(line.slice(0, 40))}`);
+      const size = parseInt(match[1], 16);
       if (size === 0) {
         // The last chunk is followed by optional trailer lines and a blank line.
         const afterSize = lineEnd + 2;

@@ -6,8 +6,12 @@
  *
  * The HTML tokenizer lower-cases ASCII letters in every tag and attribute
  * name before the tree is built, so changing the case of these bytes cannot
- * change the tree of an HTML element.
+ * change the tree of an HTML element. Tags the tree builder drops (a stray
+ * `</HEAD>`, a second `<BODY>` whose attributes go to the first) have no
+ * element in the tree: the tokenizer's own stream of tags (parse5's SAX
+ * parser, which follows the tree builder's state changes) finds those.
  */
+import { SAXParser } from 'parse5-sax-parser';
 import { applyEdits } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { isElement, isHtmlElement, location, nodes, parsePage } from '../site/html-tree.js';
@@ -24,11 +28,12 @@ const ATTRIBUTE_NAME = /[^\t\n\f\r />][^\t\n\f\r />=]*/y;
 
 /**
  * Every tag name (start and end tags) and attribute name of the HTML elements
- * of a page, in document order, each once.
+ * of a page, and of the tags the tree builder dropped outside SVG and MathML,
+ * in document order, each once.
  * @param {DocumentView} view
- * @returns {NameRange[]}
+ * @returns {Promise<NameRange[]>}
  */
-export function nameRanges(view) {
+export async function nameRanges(view) {
   const text = view.text;
   /** @type {Map<number, NameRange>} keyed by start: an element the parser re-creates (formatting elements) shares its tag */
   const found = new Map();
@@ -38,8 +43,15 @@ export function nameRanges(view) {
     const m = pattern.exec(text);
     return m ? { start: at, end: at + m[0].length, kind } : null;
   };
+  /** @type {[number, number][]} the source ranges of SVG and MathML elements */
+  const foreign = [];
   for (const node of nodes(parsePage(view))) {
-    if (!isElement(node) || !isHtmlElement(node)) continue;
+    if (!isElement(node)) continue;
+    if (!isHtmlElement(node)) {
+      const loc = location(node);
+      if (loc && (node.name === 'svg' || node.name === 'math')) foreign.push([loc.startOffset, loc.endOffset]);
+      continue;
+    }
     const loc = location(node);
     if (!loc) continue; // implied by the parser (<tbody>, <head>): no bytes
     const start = loc.startTag && text[loc.startTag.startOffset] === '<' ? match(TAG_NAME, loc.startTag.startOffset + 1, 'tag') : null;
@@ -52,7 +64,38 @@ export function nameRanges(view) {
       if (attr && asciiLower(text.slice(attr.start, attr.end)) === name) found.set(attr.start, attr);
     }
   }
+  const inForeign = (/** @type {number} */ at) => foreign.some(([start, end]) => at >= start && at < end);
+  for (const token of await tagTokens(text)) {
+    const at = token.location.startOffset;
+    if (inForeign(at)) continue;
+    const name = token.end ? (text.startsWith('</', at) ? match(TAG_NAME, at + 2, 'tag') : null) : (text[at] === '<' ? match(TAG_NAME, at + 1, 'tag') : null);
+    if (!name || found.has(name.start)) continue;
+    found.set(name.start, name);
+    for (const [attrName, span] of Object.entries(token.location.attrs ?? {})) {
+      const attr = match(ATTRIBUTE_NAME, span.startOffset, 'attribute');
+      if (attr && asciiLower(text.slice(attr.start, attr.end)) === attrName) found.set(attr.start, attr);
+    }
+  }
   return [...found.values()].sort((a, b) => a.start - b.start);
+}
+
+/**
+ * Every start and end tag the tokenizer reads, with its location.
+ * @param {string} text
+ * @returns {Promise<{ end: boolean, location: import('../site/html-tree.js').ElementSpan }[]>}
+ */
+async function tagTokens(text) {
+  const parser = new SAXParser({ sourceCodeLocationInfo: true });
+  /** @type {{ end: boolean, location: import('../site/html-tree.js').ElementSpan }[]} */
+  const tokens = [];
+  parser.on('startTag', (tag) => { if (tag.sourceCodeLocation) tokens.push({ end: false, location: tag.sourceCodeLocation }); });
+  parser.on('endTag', (tag) => { if (tag.sourceCodeLocation) tokens.push({ end: true, location: tag.sourceCodeLocation }); });
+  await new Promise((resolve, reject) => {
+    parser.once('finish', resolve);
+    parser.once('error', reject);
+    parser.end(text);
+  });
+  return tokens;
 }
 
 /**

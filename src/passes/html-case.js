@@ -15,11 +15,10 @@ import { forEachOrdered } from '../util/ordered.js';
 
 /** @typedef {import('../markup/compressed-sizes.js').CompressedSizes} CompressedSizes */
 
-/** @type {import('../pipeline.js').Pass} */
+/** @type {import('../pass.js').Pass} */
 export default {
   name: 'html-case',
   description: 'tag and attribute names to lower case, nothing else touched',
-  options: {},
   async run(site, ctx) {
     const pages = site.pages;
     let done = 0;
@@ -30,7 +29,7 @@ export default {
       const view = new DocumentView(bytes, /** @type {string} */ (page.charset), page.bomLength);
       const xml = xmlReason(view, page.mime);
       if (xml) return /** @type {const} */ ({ outcome: 'xml', xml });
-      const recased = recase(view, nameRanges(view), 'lower');
+      const recased = recase(view, await nameRanges(view), 'lower');
       if (recased.changed === 0) return /** @type {const} */ ({ outcome: 'kept' });
       const sizes = await Promise.all([
         /** @type {Promise<CompressedSizes>} */ (ctx.compute('measureCompressed', bytes, {})),

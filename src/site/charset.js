@@ -7,6 +7,8 @@
  * document's real charset. This module finds that charset.
  */
 
+import sniffHtmlEncoding from 'html-encoding-sniffer';
+
 /** Labels we decode ourselves; anything else TextDecoder knows is accepted too. */
 const ALIASES = /** @type {Record<string, string>} */ ({
   'iso-8859-1': 'windows-1252', // as browsers do (WHATWG Encoding)
@@ -53,23 +55,21 @@ export function isValidUtf8(bytes) {
 
 /**
  * The charset of an HTML page, by the order browsers use: byte order mark, then a
- * `<meta charset>` or `<meta http-equiv=Content-Type>` in the first 1024 bytes,
- * then UTF-8 when the bytes are valid UTF-8, else windows-1252.
+ * `<meta charset>` or `<meta http-equiv=Content-Type>` found by the HTML
+ * standard's prescan of the first 1024 bytes (html-encoding-sniffer: comments,
+ * other metas' content and attribute values are not declarations), then UTF-8
+ * when the bytes are valid UTF-8, else windows-1252.
  * @param {Uint8Array} bytes
  * @returns {{ charset: string, source: 'bom' | 'meta' | 'sniffed', bomLength: number }}
  */
 export function detectHtmlCharset(bytes) {
   const bom = sniffBom(bytes);
   if (bom) return { ...bom, source: 'bom' };
-  const head = Buffer.from(bytes.subarray(0, 1024)).toString('latin1');
-  for (const match of head.matchAll(/<meta\b[^>]*>/gi)) {
-    const tag = match[0];
-    const direct = /\bcharset\s*=\s*["']?\s*([\w.:-]+)/i.exec(tag);
-    if (direct) {
-      const charset = normalizeCharset(direct[1]);
-      // A page that declares UTF-16 in ASCII-compatible bytes is really UTF-8 (HTML spec).
-      if (charset) return { charset: charset.startsWith('utf-16') ? 'utf-8' : charset, source: 'meta', bomLength: 0 };
-    }
+  // The prescan gives its default when it finds no declaration: with two defaults, a declaration gives the same answer twice.
+  const declared = sniffHtmlEncoding(bytes, { defaultEncoding: 'windows-1252' });
+  if (declared === sniffHtmlEncoding(bytes, { defaultEncoding: 'UTF-8' })) {
+    const charset = normalizeCharset(declared);
+    if (charset) return { charset, source: 'meta', bomLength: 0 };
   }
   return { charset: isValidUtf8(bytes) ? 'utf-8' : 'windows-1252', source: 'sniffed', bomLength: 0 };
 }
