@@ -15,6 +15,7 @@ import { IMMUTABLE, REVALIDATE } from '../src/configs/shared.js';
 import { VERSION } from '../src/summary.js';
 import { startServer, unavailable } from './helpers/servers.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
+import { needed } from './helpers/needed.js';
 
 const ACCEPT_ENCODINGS = ['br', 'gzip', 'br, gzip', 'gzip;q=0, br', 'identity', null];
 const JS = await fs.readFile('fixtures/h2-sample/js/10k-2.js');
@@ -145,7 +146,7 @@ describe('the configs a build writes', () => {
 });
 
 describe.each(/** @type {const} */ (['nginx', 'apache', 'caddy', 'h2o']))('%s serving the build', (server) => {
-  const reason = unavailable(server);
+  const reason = needed(unavailable(server), `test/configs.test.js: ${server}'s tests`);
   /** @type {import('./helpers/servers.js').RunningServer | undefined} */
   let running;
 

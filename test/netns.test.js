@@ -14,9 +14,9 @@ import { loadPage, STRATEGIES } from '../src/loader/client.js';
 import { model, planFromTrace } from '../src/loader/model.js';
 import { LINUX_TCP, networkProfile } from '../src/loader/networks.js';
 import { connectRtt, createVeth, removeStale, startNamespaceServer, unavailable } from './helpers/netns.js';
+import { needed } from './helpers/needed.js';
 
-const skip = await unavailable();
-if (skip) console.log(`test/netns.test.js: the real network checks are skipped: ${skip}`);
+const skip = needed(await unavailable(), 'test/netns.test.js: the real network checks');
 
 /** Slow enough that a first visit is bandwidth-bound (0.3 to 0.8 s), not bound by the robot's or server's own time. */
 const RATE_KBIT = 2000;

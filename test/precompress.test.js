@@ -10,6 +10,7 @@ import { isCompressible } from '../src/compress/encodings.js';
 import { gzip } from '../src/compress/gzip.js';
 import { zstdAvailable } from '../src/compress/zstd.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
+import { needed } from './helpers/needed.js';
 
 const FIXTURES = ['microscape', 'h2-sample'];
 const has = (/** @type {string} */ command) => spawnSync('sh', ['-c', `command -v ${command}`]).status === 0;
@@ -88,14 +89,14 @@ describe.each(FIXTURES)('precompress on fixtures/%s', (name) => {
     expect(report.files.map((f) => f.path).sort()).toEqual(texts.flatMap((f) => [`${f}.br`, `${f}.gz`]).sort());
   });
 
-  it.skipIf(!has('zopfli'))('makes .gz files no larger than the zopfli command at the same iterations', () => {
+  it.skipIf(needed(has('zopfli') ? null : 'the zopfli command is not installed', 'test/precompress.test.js: the zopfli reference check'))('makes .gz files no larger than the zopfli command at the same iterations', () => {
     for (const f of texts) {
       const reference = execFileSync('zopfli', ['-c', '--i15', path.join(input, f)]);
       expect(/** @type {Buffer} */ (tree.get(`${f}.gz`)).length, f).toBeLessThanOrEqual(reference.length);
     }
   });
 
-  it.skipIf(!has('brotli'))('makes .br files no larger than brotli -q 11', () => {
+  it.skipIf(needed(has('brotli') ? null : 'the brotli command is not installed', 'test/precompress.test.js: the brotli reference check'))('makes .br files no larger than brotli -q 11', () => {
     for (const f of texts) {
       const reference = execFileSync('brotli', ['-c', '-q', '11', path.join(input, f)]);
       expect(/** @type {Buffer} */ (tree.get(`${f}.br`)).length, f).toBeLessThanOrEqual(reference.length);

@@ -18,12 +18,14 @@ import { writeFileAtomic } from './atomic.js';
 export const DEFAULT_CACHE_LIMIT = 512 * 1024 * 1024;
 
 /**
- * Where the cache lives unless told: node_modules/.cache/pagediet of the
- * nearest package above the working directory (where build tools keep their
- * caches), else the user's cache directory.
+ * Where the cache lives unless told: PAGEDIET_CACHE_DIR, else
+ * node_modules/.cache/pagediet of the nearest package above the working
+ * directory (where build tools keep their caches), else the user's cache
+ * directory.
  * @param {string} [from]
  */
 export function defaultCacheDir(from = process.cwd()) {
+  if (process.env.PAGEDIET_CACHE_DIR) return path.resolve(process.env.PAGEDIET_CACHE_DIR);
   for (let dir = path.resolve(from); ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'package.json'))) return path.join(dir, 'node_modules', '.cache', 'pagediet');
     if (path.dirname(dir) === dir) break;
