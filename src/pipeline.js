@@ -222,7 +222,7 @@ async function runPass(pass, site, { options, threads, compute, cache, code }, p
     cached: async (key, computeResult) => {
       // A pass whose code is not known (given in options.passes) computes every time.
       if (!cache || !fingerprint) return computeResult();
-      const entry = cacheKey(`pass:${pass.name}`, JSON.parse(JSON.stringify(key, (_, v) => (v instanceof Uint8Array || v?.type === 'Buffer' ? digest(v) : v))), [], fingerprint);
+      const entry = cacheKey(`pass:${pass.name}`, digestBytes(key), [], fingerprint);
       const hit = await cache.get(entry);
       if (hit !== undefined) return /** @type {any} */ (hit);
       const value = await computeResult();
@@ -234,10 +234,16 @@ async function runPass(pass, site, { options, threads, compute, cache, code }, p
   return report;
 }
 
-/** @param {Uint8Array | { type: 'Buffer', data: number[] }} bytes */
-function digest(bytes) {
-  const data = bytes instanceof Uint8Array ? bytes : Uint8Array.from(bytes.data);
-  return `sha256:${crypto.createHash('sha256').update(data).digest('hex')}`;
+/**
+ * A key with every byte array in it replaced by its SHA-256 (before JSON, which would spell each byte out).
+ * @param {unknown} value
+ * @returns {unknown}
+ */
+function digestBytes(value) {
+  if (value instanceof Uint8Array) return `sha256:${crypto.createHash('sha256').update(value).digest('hex')}`;
+  if (Array.isArray(value)) return value.map(digestBytes);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, digestBytes(v)]));
+  return value;
 }
 
 /**
