@@ -4,7 +4,9 @@
  * what pagediet brings can be found. Each browser file found is covered by
  * /dev/null and, with `hideEmbedded`, the embedded browser's package by an
  * empty folder; HOME is a fresh folder (no Playwright or Puppeteer cache, a
- * fresh pagediet cache where the embedded browser is unpacked). Nothing is
+ * fresh pagediet cache where the embedded browser is unpacked, and a fresh
+ * build cache: fits that other tests proved with a browser would otherwise be
+ * served without one). Nothing is
  * changed outside the child's namespace. Needs Linux, root, and unshare and
  * mount from util-linux.
  */
@@ -47,7 +49,7 @@ export async function runWithBrowsersHidden(args, { hideEmbedded = false, home }
   }
   const script = ['set -e', ...covers.map(([from, to]) => `mount --bind ${quote(from)} ${quote(to)}`), 'exec "$@"'].join('\n');
   /** @type {NodeJS.ProcessEnv} */
-  const env = { ...process.env, HOME: home, PAGEDIET_BROWSER_CACHE: path.join(home, 'browsers'), CI: '', PAGEDIET_DEBUG: '' };
+  const env = { ...process.env, HOME: home, PAGEDIET_BROWSER_CACHE: path.join(home, 'browsers'), PAGEDIET_CACHE_DIR: path.join(home, 'cache'), CI: '', PAGEDIET_DEBUG: '' };
   for (const name of ['PAGEDIET_CHROMIUM', 'PLAYWRIGHT_BROWSERS_PATH', 'PUPPETEER_CACHE_DIR', 'XDG_CACHE_HOME']) delete env[name];
   const child = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', process.execPath, path.resolve('bin/pagediet.js'), ...args], { cwd: home, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
