@@ -1,9 +1,24 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import fs from 'node:fs/promises';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
 import UPNG from 'upng-js';
-import { decodeApng, encodeApng } from '../src/images/apng.js';
+import { encodeApng } from '../src/images/apng.js';
+import { decodeApng } from '../src/images/apng-frames.js';
 import { PNG_SIGNATURE, chunk, ihdr, readChunks } from '../src/images/png-chunks.js';
+import { animation as animationJob } from '../src/images/jobs/animation.js';
+
+/** What the encoder's output is turned into before the animation job proves it; undefined: left as written. */
+const tamper = vi.hoisted(() => ({ with: /** @type {((png: Buffer) => Buffer) | undefined} */ (undefined) }));
+vi.mock('../src/images/apng.js', async (importOriginal) => {
+  const real = /** @type {typeof import('../src/images/apng.js')} */ (await importOriginal());
+  /** @type {typeof real.encodeApng} */
+  const encodeApng = async (...args) => {
+    const png = await real.encodeApng(...args);
+    return tamper.with ? tamper.with(png) : png;
+  };
+  return { ...real, encodeApng };
+});
 
 const RED = [220, 20, 30, 255], BLUE = [10, 40, 200, 255], GREEN = [0, 160, 0, 255], WHITE = [255, 255, 255, 255];
 const CLEAR = [0, 0, 0, 0];
@@ -47,7 +62,7 @@ function viaUpng(png) {
 }
 
 /**
- * Checks an encoded animation with pagediet's decoder, UPNG and sharp.
+ * Checks an encoded animation with fast-png (src/images/apng-frames.js), UPNG and sharp.
  * @param {{ width: number, height: number, loop: number, frames: { data: Buffer, delayCs: number }[] }} animation
  * @param {{ upng?: boolean }} [options] upng false where UPNG's own compositing is inexact
  */
@@ -129,7 +144,7 @@ describe('encodeApng', () => {
     const first = canvas(size, size, (x, y) => [x * 20, y * 20, 77, (x * 25) % 256]);
     const second = paint(first, size, { x: 2, y: 3, w: 4, h: 2 }, (x) => [200, 100, x, 128]);
     const third = paint(second, size, { x: 0, y: 9, w: 10, h: 1 }, (x) => [x, 1, 2, 0]);
-    // UPNG composites with floats and truncates, so only pagediet's decoder is held to these pixels.
+    // UPNG composites with floats and truncates, so only src/images/apng-frames.js is held to these pixels.
     await roundTrip({ width: size, height: size, loop: 2, frames: [first, second, third].map((data) => ({ data, delayCs: 9 })) }, { upng: false });
   });
 
@@ -310,7 +325,39 @@ describe('decodeApng', () => {
     expect([...seen].sort()).toEqual(['0/8', '2/8', '3/1', '3/2', '3/2i', '3/4', '3/8', '4/8', '6/8', '6/8i']);
   });
 
-  it('throws clear errors on bad files', async () => {
+  it('reads colour keys and interlaced bit depths below 8 as sharp does', async () => {
+    /**
+     * A still PNG from samples, packed at its bit depth, each row filtered None.
+     * @param {number} width @param {number} height @param {number} bitDepth @param {number} colorType
+     * @param {(x: number, y: number) => number[]} samples @param {{ interlace?: number, extra?: Buffer[] }} [options]
+     */
+    const still = (width, height, bitDepth, colorType, samples, { interlace = 0, extra = [] } = {}) => {
+      const passes = interlace ? [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]] : [[0, 0, 1, 1]];
+      const rows = [];
+      for (const [px, py, dx, dy] of passes) {
+        for (let y = py; y < height; y += dy) {
+          const values = [];
+          for (let x = px; x < width; x += dx) values.push(...samples(x, y));
+          if (values.length === 0) continue;
+          const row = Buffer.alloc(1 + Math.ceil((values.length * bitDepth) / 8));
+          values.forEach((v, i) => (row[1 + ((i * bitDepth) >> 3)] |= v << (8 - bitDepth - ((i * bitDepth) & 7))));
+          rows.push(row);
+        }
+      }
+      return Buffer.concat([PNG_SIGNATURE, ihdr({ width, height, bitDepth, colorType, interlace }), ...extra, chunk('IDAT', zlib.deflateSync(Buffer.concat(rows))), chunk('IEND')]);
+    };
+    const palette = chunk('PLTE', Buffer.from(Array.from({ length: 48 }, (_, i) => (i * 37) & 255)));
+    const pngs = [
+      still(2, 1, 8, 2, (x) => (x ? [9, 8, 7] : [1, 2, 3]), { extra: [chunk('tRNS', Buffer.from([0, 1, 0, 2, 0, 3]))] }), // a key on fewer than 3 pixels
+      still(5, 3, 4, 0, (x, y) => [(x * 3 + y) & 15], { extra: [chunk('tRNS', Buffer.from([0, 7]))] }),
+      still(9, 9, 1, 0, (x, y) => [(x ^ y) & 1], { interlace: 1 }),
+      still(10, 7, 4, 3, (x, y) => [(x + y * 3) & 15], { interlace: 1, extra: [palette, chunk('tRNS', Buffer.from([0, 90, 255]))] }),
+      still(3, 5, 2, 0, (x, y) => [(x + y) & 3], { interlace: 1, extra: [chunk('tRNS', Buffer.from([0, 2]))] }),
+    ];
+    for (const [i, png] of pngs.entries()) expect(decodeApng(png).frames[0].data, `image ${i}`).toEqual(await sharp(png).ensureAlpha().raw().toBuffer());
+  });
+
+  it('refuses files that break the PNG or APNG rules', async () => {
     const good = handApng(W, H, [fullRed, { x: 0, y: 0, w: 1, h: 1, pixel: () => GREEN }]);
     expect(() => decodeApng(good.subarray(0, good.length - 20))).toThrow(/Truncated PNG/);
     const wrongCount = Buffer.from(good);
@@ -321,9 +368,62 @@ describe('decodeApng', () => {
     expect(() => decodeApng(recounted)).toThrow(/acTL says 3 frames, found 2/);
     const outside = handApng(W, H, [fullRed, { x: 3, y: 3, w: 2, h: 1, pixel: () => GREEN }]);
     expect(() => decodeApng(outside)).toThrow(/outside the 4x4 canvas/);
+    const unordered = rewrite(good, (type, data) => (type === 'fdAT' ? Buffer.concat([Buffer.from([0, 0, 0, 7]), data.subarray(4)]) : data));
+    expect(() => decodeApng(unordered)).toThrow(/fdAT out of sequence/);
     const deep = Buffer.concat([PNG_SIGNATURE, ihdr({ width: 1, height: 1, bitDepth: 16, colorType: 6 }), chunk('IDAT', zlib.deflateSync(Buffer.alloc(9))), chunk('IEND')]);
     expect(() => decodeApng(deep)).toThrow(/bit depth 16 is not supported/);
+    // Image data of the wrong length either way (fast-png alone would read both).
     const short = Buffer.concat([PNG_SIGNATURE, ihdr({ width: 2, height: 2, bitDepth: 8, colorType: 6 }), chunk('IDAT', zlib.deflateSync(Buffer.alloc(9))), chunk('IEND')]);
     expect(() => decodeApng(short)).toThrow(/Truncated PNG image data/);
+    const long = Buffer.concat([PNG_SIGNATURE, ihdr({ width: 2, height: 2, bitDepth: 8, colorType: 6 }), chunk('IDAT', zlib.deflateSync(Buffer.alloc(19))), chunk('IEND')]);
+    expect(() => decodeApng(long)).toThrow(/1 bytes too many/);
+  });
+});
+
+/**
+ * A PNG with each chunk's data passed through edit, CRCs written again.
+ * @param {Buffer} png @param {(type: string, data: Buffer, index: number) => Buffer} edit
+ */
+function rewrite(png, edit) {
+  return Buffer.concat([PNG_SIGNATURE, ...readChunks(png).map(({ type, data }, i) => chunk(type, edit(type, Buffer.from(data), i)))]);
+}
+
+describe('the animation job, when the APNG it wrote does not prove', () => {
+  const options = { format: /** @type {const} */ ('apng'), zopfliIterations: 0, maxPixels: 4_000_000, lossy: false, quality: /** @type {[number, number]} */ ([65, 80]) };
+  /** @param {string} name a fixture GIF @param {((png: Buffer) => Buffer) | undefined} change */
+  async function run(name, change) {
+    tamper.with = change;
+    try {
+      return await animationJob({ bytes: await fs.readFile(`fixtures/gifs/${name}`), options });
+    } finally {
+      tamper.with = undefined;
+    }
+  }
+  /** @param {Buffer} png @param {number} value the dispose_op every fcTL is given */
+  const disposeAll = (png, value) => rewrite(png, (type, data) => (type === 'fcTL' ? Buffer.concat([data.subarray(0, 24), Buffer.from([value]), data.subarray(25)]) : data));
+
+  it('keeps the GIF, with the reason, whether the file cannot be read back or shows other frames', async () => {
+    // Both GIFs become APNGs as written: anim-flame with dispose BACKGROUND, anim-construction with PREVIOUS.
+    for (const name of ['anim-flame.gif', 'anim-construction.gif']) {
+      const written = await run(name, undefined);
+      expect(written.status, name).toBe('converted');
+      expect(readChunks(/** @type {{ bytes: Buffer }} */ (written).bytes).some((c) => c.type === 'fcTL' && c.data[24] !== 0), name).toBe(true);
+    }
+    /** @type {[string, (png: Buffer) => Buffer, RegExp][]} */
+    const cases = [
+      ['anim-flame.gif', (png) => png.subarray(0, png.length - 30), /^APNG cannot be read back \(Truncated PNG/],
+      ['anim-flame.gif', (png) => rewrite(png, (type, data) => (type === 'acTL' ? Buffer.from([0, 0, 0, 9, 0, 0, 0, 0]) : data)), /^APNG cannot be read back \(Invalid APNG: acTL says 9 frames, found 6\)/],
+      ['anim-flame.gif', (png) => rewrite(png, (type, data) => (type === 'fdAT' ? Buffer.concat([Buffer.from([0, 0, 0, 99]), data.subarray(4)]) : data)), /^APNG cannot be read back \(Invalid APNG: fdAT out of sequence/],
+      ['anim-flame.gif', (png) => rewrite(png, (type, data) => (type === 'PLTE' ? Buffer.concat([data.subarray(0, 3).map((v) => 255 - v), data.subarray(3)]) : data)), /^APNG frame 0 differs$/],
+      // Valid APNGs whose frames are composited otherwise: the proof is the composition, not only the pixels stored.
+      ['anim-flame.gif', (png) => disposeAll(png, 0), /^APNG frame \d+ differs$/],
+      ['anim-construction.gif', (png) => disposeAll(png, 0), /^APNG frame \d+ differs$/],
+    ];
+    for (const [name, change, reason] of cases) {
+      const result = await run(name, change);
+      expect(result.status, String(reason)).toBe('kept');
+      expect(/** @type {{ reason: string }} */ (result).reason).toMatch(reason);
+      expect(result).not.toHaveProperty('bytes');
+    }
   });
 });

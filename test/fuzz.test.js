@@ -23,7 +23,7 @@ import { build } from '../src/pipeline.js';
 import { MARKER } from '../src/output.js';
 import { WorkerPool } from '../src/util/pool.js';
 import { decodeGif } from '../src/images/gif.js';
-import { decodeApng } from '../src/images/apng.js';
+import { decodeApng } from '../src/images/apng-frames.js';
 import { DocumentView } from '../src/site/document-view.js';
 import { nameRanges, recase } from '../src/markup/names.js';
 import { stripesGif, storedPng } from '../scripts/fixtures/bad.js';
@@ -193,11 +193,11 @@ describe('fuzzing', () => {
 
     /**
      * Runs a job and checks the result's contract: a status, a one-line reason when not converted,
-     * and, when converted, bytes sharp decodes to exactly the pixels pagediet's decoder reads in the input.
+     * and, when converted, bytes sharp decodes to exactly the pixels pagediet reads in the input (its GIF decoder, fast-png for PNGs).
      * @param {string} job
      * @param {Buffer} bytes
      * @param {object} jobOptions
-     * @param {() => Buffer | Promise<Buffer>} expected RGBA of the input's first frame, as pagediet decodes it
+     * @param {() => Buffer | Promise<Buffer>} expected RGBA of the input's first frame, as pagediet reads it
      */
     async function checkJob(job, bytes, jobOptions, expected) {
       const result = await withinLimit(pool.run(job, { bytes, options: jobOptions }), job);
@@ -265,7 +265,7 @@ describe('fuzzing', () => {
             ...(g.transparency && g.colorType === 3 ? [chunk('tRNS', Buffer.from([0, 128]))] : []),
             chunk('IDAT', zlib.deflateSync(data, { level: 0 })), chunk('IEND'),
           ]);
-          // pagediet's own decoder reads up to 8 bits; 16-bit PNGs are only deflated again, so sharp reads both sides.
+          // the PNG decoder (fast-png, src/images/apng-frames.js) reads up to 8 bits; 16-bit PNGs are only deflated again, so sharp reads both sides.
           const status = await checkJob('recompressPng', bytes, options, () => (g.bitDepth === 16 ? sharp(bytes).ensureAlpha().raw().toBuffer() : decodeApng(bytes).frames[0].data));
           statuses[status] = (statuses[status] ?? 0) + 1;
         }),

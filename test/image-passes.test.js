@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { Site } from '../src/site/site.js';
 import { decodeGif } from '../src/images/gif.js';
-import { decodeApng } from '../src/images/apng.js';
+import { decodeApng } from '../src/images/apng-frames.js';
 import { MARKER } from '../src/output.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 import { allReferences } from './helpers/references.js';

@@ -138,11 +138,19 @@ console.log(JSON.stringify(out));`;
     expect(new Set(Object.values(before)).size).toBe(Object.keys(before).length);
     expect(await fingerprints(root)).toEqual(before);
 
-    // The PNG encoder: the three image jobs use it, nothing else does.
-    await fs.appendFile(path.join(root, 'src/images/png-encode.js'), '\nexport const CHANGED = 1;\n');
-    const afterPng = await fingerprints(root);
     const changed = (/** @type {Record<string, string>} */ a, /** @type {Record<string, string>} */ b) => Object.keys(a).filter((job) => a[job] !== b[job]).sort();
-    expect(changed(before, afterPng)).toEqual(['animation', 'gifToPng', 'recompressPng']);
+    // The PNG encoder, each of its files: the three image jobs use it, nothing else does; the APNG writer
+    // (the animation job) uses all of it but encode.js, the still PNG's entry point.
+    const encoder = path.join(root, 'src/images/png');
+    const encoderFiles = (await fs.readdir(encoder)).filter((file) => file.endsWith('.js')).sort();
+    expect(encoderFiles).toContain('encode.js');
+    let afterPng = before;
+    for (const file of encoderFiles) {
+      await fs.appendFile(path.join(encoder, file), '\nexport const CHANGED = 1;\n');
+      const after = await fingerprints(root);
+      expect(changed(afterPng, after), file).toEqual(file === 'encode.js' ? ['gifToPng', 'recompressPng'] : ['animation', 'gifToPng', 'recompressPng']);
+      afterPng = after;
+    }
 
     // The gzip encoder: text compression only (html-case measures its sizes with node's zlib).
     await fs.appendFile(path.join(root, 'src/compress/gzip.js'), '\nexport const CHANGED = 1;\n');
@@ -152,5 +160,14 @@ console.log(JSON.stringify(out));`;
     // The OCR reader: only the text-image plans.
     await fs.appendFile(path.join(root, 'src/text-images/ocr.js'), '\n// a comment\n');
     expect(changed(afterGzip, await fingerprints(root))).toEqual(['textImagePlan']);
+
+    // The PNG/APNG reader that proves what the image jobs write (fast-png, composited by apng-frames.js): all three;
+    // the APNG writer, which holds no decoder: the animation job alone.
+    const beforeReader = await fingerprints(root);
+    await fs.appendFile(path.join(root, 'src/images/apng-frames.js'), '\nexport const CHANGED = 1;\n');
+    const afterReader = await fingerprints(root);
+    expect(changed(beforeReader, afterReader)).toEqual(['animation', 'gifToPng', 'recompressPng']);
+    await fs.appendFile(path.join(root, 'src/images/apng.js'), '\nexport const CHANGED = 1;\n');
+    expect(changed(afterReader, await fingerprints(root))).toEqual(['animation']);
   }, 60_000);
 });

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import zlib from 'node:zlib';
 import sharp from 'sharp';
-import { encodePng, analyse } from '../src/images/png-encode.js';
-import { decodeApng } from '../src/images/apng.js';
+import { analyse } from '../src/images/png/analyse.js';
+import { encodePng } from '../src/images/png/encode.js';
+import { decodeApng } from '../src/images/apng-frames.js';
 import { PNG_SIGNATURE, chunk, ihdr, isPng, readChunks } from '../src/images/png-chunks.js';
 
 /** @param {number} seed a small deterministic generator, so that images are the same on every run */
@@ -179,7 +180,7 @@ describe('analyse', () => {
     // Four quadrants: C above A, D above B. C touches A and D touches B along 4 pixels, C touches D and A touches B along 2.
     const [A, B, C, D] = [[200, 0, 0, 255], [0, 200, 0, 255], [0, 0, 200, 255], [90, 90, 90, 255]];
     const input = image(8, 4, (x, y) => (y < 2 ? (x < 4 ? C : D) : (x < 4 ? A : B)));
-    const names = (/** @type {import('../src/images/png-encode.js').PngFormat[]} */ formats) => formats.map((f) => `${f.name} ${f.bitDepth}`);
+    const names = (/** @type {import('../src/images/png/formats.js').PngFormat[]} */ formats) => formats.map((f) => `${f.name} ${f.bitDepth}`);
     // On images this small, direct colour is offered too (PLTE can cost more than it saves).
     expect(names(analyse([input.data]))).toEqual(['palette/appearance 2', 'palette/frequency 2', 'palette/luma 2', 'truecolour 8']);
     const wide = analyse([input.data], { width: 8 });

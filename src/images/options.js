@@ -5,7 +5,7 @@
 import { boolean, qualityRange, wholeNumber } from '../options/kinds.js';
 import { option } from '../options/table.js';
 import { DEFAULT_MAX_PIXELS } from './gif.js';
-import { DEFAULT_ZOPFLI_ITERATIONS } from './png-encode.js';
+import { DEFAULT_ZOPFLI_ITERATIONS } from './png/rank.js';
 
 export const prune = option(boolean, false, 'remove an original image from the output once every reference points at its replacement');
 export const lossy = option(boolean, false, 'allow lossy image encodings (quantized PNG palettes, lossy WebP); without it every image stays pixel-exact');

@@ -4,7 +4,9 @@
  */
 import sharp from 'sharp';
 import { decodeGif } from '../gif.js';
-import { decodeApng, encodeApng } from '../apng.js';
+import { encodeApng } from '../apng.js';
+import { decodeApng } from '../apng-frames.js';
+import { imageErrorReason } from '../../util/image-error.js';
 import { guarded, sameVisiblePixels } from './results.js';
 
 /**
@@ -63,10 +65,15 @@ export async function animation({ bytes: input, options }) {
  * @param {Buffer} apng
  * @param {ReturnType<typeof decodeGif>} gif
  * @param {number} plays
- * @returns {string | null}
+ * @returns {string | null} what fails the proof; a file that cannot be read back fails it (the WebP may still be proven)
  */
 function checkApng(apng, gif, plays) {
-  const decoded = decodeApng(apng);
+  let decoded;
+  try {
+    decoded = decodeApng(apng);
+  } catch (error) {
+    return `cannot be read back (${imageErrorReason(error)})`;
+  }
   if (decoded.frames.length !== gif.frames.length) return `has ${decoded.frames.length} frames, not ${gif.frames.length}`;
   if (decoded.loop !== plays) return `plays ${decoded.loop} times, not ${plays}`;
   for (let i = 0; i < gif.frames.length; i++) {

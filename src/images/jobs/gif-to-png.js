@@ -3,7 +3,7 @@
  * again and compared pixel for pixel before it is returned.
  */
 import { decodeGif, readGifStructure } from '../gif.js';
-import { MIN_IMAGE_DATA_BYTES, PNG_FRAMING_BYTES, encodePng } from '../png-encode.js';
+import { MIN_IMAGE_DATA_BYTES, PNG_FRAMING_BYTES, encodePng } from '../png/encode.js';
 import { lossyWebp } from '../lossy.js';
 import { COLOR_TYPES, guarded, rgbaOf, sameVisiblePixels, samePixels } from './results.js';
 

@@ -5,8 +5,8 @@
  */
 import sharp from 'sharp';
 import zlib from 'node:zlib';
-import { encodePng } from '../png-encode.js';
-import { decodeApng } from '../apng.js';
+import { encodePng } from '../png/encode.js';
+import { decodeApng } from '../apng-frames.js';
 import { readChunks, chunk, PNG_SIGNATURE } from '../png-chunks.js';
 import { deflatePng } from '../deflate.js';
 import { lossyPng } from '../lossy.js';

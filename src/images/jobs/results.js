@@ -4,7 +4,7 @@
  * passes (decoded again, it must show the same pixels).
  */
 import sharp from 'sharp';
-import { decodeApng } from '../apng.js';
+import { decodeApng } from '../apng-frames.js';
 import { imageErrorReason } from '../../util/image-error.js';
 
 /**
@@ -74,7 +74,7 @@ export function sameVisiblePixels(a, b) {
 }
 
 /**
- * Decodes a PNG twice (sharp, and pagediet's own decoder) and compares both
+ * Decodes a PNG twice (sharp, and fast-png by ./apng-frames.js) and compares both
  * with the expected RGBA, byte for byte.
  * @param {Buffer} png
  * @param {Buffer} expected
