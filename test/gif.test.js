@@ -11,7 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import omggif from 'omggif';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeGif, readGifStructure, sniffImageType } from '../src/images/gif.js';
+import { decodeGif, readGifStructure } from '../src/images/gif.js';
+import { sniffImageType } from '../src/site/sniff.js';
 import { makeGifCorpus } from '../scripts/fixtures/gif-corpus.js';
 import { encodeGif } from '../scripts/fixtures/gif.js';
 import { chromiumTest, launchChromium } from './helpers/chromium.js';
@@ -482,7 +483,7 @@ describe('readGifStructure', () => {
   });
 });
 
-describe('sniffImageType', () => {
+describe('sniffImageType (src/site/sniff.js)', () => {
   it('tells images apart by their first bytes, whatever they are called', async () => {
     const dir = await tempDir();
     try {
@@ -497,6 +498,18 @@ describe('sniffImageType', () => {
     const image = sharp({ create: { width: 2, height: 2, channels: 3, background: '#00ff00' } });
     expect(sniffImageType(await image.clone().jpeg().toBuffer())).toBe('jpeg');
     expect(sniffImageType(await image.clone().webp().toBuffer())).toBe('webp');
+    const avif = await image.clone().avif().toBuffer();
+    expect(sniffImageType(avif)).toBe('avif');
+    // sharp's AVIF: ftyp box of 28 bytes, major brand avif, compatible mif1 avif miaf.
+    expect(avif.subarray(4, 12).toString('latin1')).toBe('ftypavif');
+    const compatibleOnly = Buffer.from(avif);
+    compatibleOnly.write('mif1', 8, 'latin1');
+    expect(sniffImageType(compatibleOnly)).toBe('avif');
+    // HEIC is ISO-BMFF too, but no image a browser shows.
+    const heic = Buffer.from(compatibleOnly);
+    heic.write('heic', 8, 'latin1');
+    heic.write('heic', 20, 'latin1');
+    expect(sniffImageType(heic)).toBeNull();
     expect(sniffImageType(named('disposal-0'))).toBe('gif');
     expect(sniffImageType(Buffer.from('GIF87a'))).toBe('gif');
     expect(sniffImageType(Buffer.from('<html>'))).toBeNull();

@@ -11,7 +11,6 @@
 // below were checked against Chromium 156 (WebCodecs ImageDecoder) and
 // Firefox's nsGIFDecoder2; where the two differ we follow Chromium and warn.
 
-import { isPng } from './png-chunks.js';
 
 /** Default for decodeGif's maxPixels: 10,000 x 10,000. */
 export const DEFAULT_MAX_PIXELS = 100_000_000;
@@ -657,28 +656,4 @@ export function decodeGif(buffer, { maxPixels = DEFAULT_MAX_PIXELS } = {}) {
     else if (saved) restoreRect(canvas, saved, frame);
   }
   return { width, height, loop: s.loop, frames, trailingBytes: s.trailingBytes, truncated: s.truncated, warnings };
-}
-
-/**
- * The image type by magic bytes, whatever the file is called.
- * @param {Uint8Array} buffer
- * @returns {'gif' | 'png' | 'jpeg' | 'webp' | null}
- */
-export function sniffImageType(buffer) {
-  const b = buffer;
-  if (gifVersion(b)) return 'gif';
-  if (isPng(b)) return 'png';
-  if (b.length >= 3 && b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'jpeg';
-  if (b.length >= 12 && ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return 'webp';
-  return null;
-}
-
-/**
- * @param {Uint8Array} b
- * @param {number} from
- * @param {number} to
- * @returns {string}
- */
-function ascii(b, from, to) {
-  return String.fromCharCode(...b.subarray(from, to));
 }

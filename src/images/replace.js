@@ -6,7 +6,7 @@
  */
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import { sniffImageType } from './gif.js';
+import { sniffImageType } from '../site/sniff.js';
 import { applyEdits, encodePath } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { forEachOrdered } from '../util/ordered.js';

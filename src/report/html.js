@@ -1,13 +1,14 @@
 /**
- * The report as one self-contained HTML file: inline CSS and inline SVG
- * charts drawn here, no scripts, no fonts or anything else to fetch, so it
- * opens from disk and prints. The same input gives the same bytes.
+ * The report as one self-contained HTML file: inline CSS (report.css) and
+ * inline SVG charts drawn here, no scripts, no fonts or anything else to
+ * fetch, so it opens from disk and prints. The same input gives the same bytes.
  *
  * It shows, for the first page of the report: a headline per network (first
  * visit), served bytes by file type, bytes by pass (when the report ends a
  * build), load time per network and protocol, a waterfall per protocol on
  * the first network, the passes' decisions, and every number in tables.
  */
+import fs from 'node:fs';
 import { networkProfile } from '../loader/networks.js';
 
 /**
@@ -77,7 +78,7 @@ export function renderHtmlReport(report, build) {
 <meta name="color-scheme" content="light dark">
 <meta name="generator" content="pagediet${build ? ` ${esc(build.version)}` : ''}">
 <title>pagediet report</title>
-<style>${STYLE}</style>
+<style>\n${reportStyle()}</style>
 </head>
 <body>
 <header>
@@ -566,75 +567,15 @@ function round1(n) {
 
 // ---------------------------------------------------------------- style
 
-const STYLE = `
-:root{color-scheme:light dark;--fg:#1f2328;--muted:#59636e;--bg:#fff;--panel:#f6f8fa;--rule:#d1d9e0;--grid:#e4e8ec;
---before:#9aa4ae;--after:#1f6feb;--good:#1a7f37;--bad:#cf222e;
---c0:#0072b2;--c1:#e69f00;--c2:#009e73;--c3:#cc79a7;--c4:#56b4e9;--c5:#d55e00;--c6:#8c6d31;--c7:#6e7781}
-@media screen and (prefers-color-scheme:dark){:root{--fg:#e6edf3;--muted:#9198a1;--bg:#0d1117;--panel:#151b23;--rule:#3d444d;--grid:#262c34;
---before:#656c76;--after:#4493f8;--good:#3fb950;--bad:#f85149;--c6:#c9a25b;--c7:#9198a1}}
-*{box-sizing:border-box}
-html{background:var(--bg);color:var(--fg)}
-body{margin:0 auto;max-width:1000px;padding:24px 28px 48px;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans","Liberation Sans",sans-serif}
-h1{font-size:26px;margin:0 0 8px}
-h2{font-size:20px;margin:36px 0 12px;padding-bottom:4px;border-bottom:1px solid var(--rule)}
-h3{font-size:16px;margin:20px 0 6px}
-code{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:.9em;overflow-wrap:anywhere}
-.muted{color:var(--muted)}.small{font-size:13px}.good{color:var(--good)}.bad{color:var(--bad)}.same{color:var(--muted)}
-.empty{color:var(--muted);font-style:italic}
-.sites{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:0 0 8px}
-.sites div{display:contents}.sites dt{color:var(--muted)}.sites dd{margin:0}
-.build{margin:4px 0 8px;color:var(--muted)}
-nav{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:14px;margin-top:8px}
-nav a{color:var(--after);text-decoration:none}
-.lede{margin-top:0}
-.cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(300px,100%),1fr));gap:14px}
-.card{border:1px solid var(--rule);border-radius:8px;padding:12px 16px;background:var(--panel)}
-.card h3{margin:0}.card>p{margin:0 0 8px}.card>p.small{margin:12px 0 0}
-.metrics{margin:0;display:grid;gap:8px}
-.metrics dt{font-size:13px;color:var(--muted)}.metrics dd{margin:0}
-.metrics .big{font-size:20px;font-weight:600;font-variant-numeric:tabular-nums}
-ul.inline{list-style:none;padding:0;margin:2px 0 0;display:flex;flex-wrap:wrap;gap:2px 14px}
-figure{margin:12px 0 16px;break-inside:avoid}
-figcaption{font-size:13px;color:var(--muted);margin-top:4px}
-svg.chart{display:block;width:100%;height:auto;max-width:100%;font-family:inherit}
-svg text{fill:var(--fg);font-size:12px}
-svg .tick,svg .rowno{fill:var(--muted);font-size:10px}
-svg .value{font-size:11px;font-variant-numeric:tabular-nums}
-svg .note{fill:var(--muted)}
-svg .grid{stroke:var(--grid);stroke-width:1}
-svg .axis{stroke:var(--muted);stroke-width:1}
-svg .before,.sw.before{fill:var(--before);background:var(--before)}
-svg .after,.sw.after{fill:var(--after);background:var(--after)}
-.c0{fill:var(--c0);background:var(--c0)}.c1{fill:var(--c1);background:var(--c1)}.c2{fill:var(--c2);background:var(--c2)}.c3{fill:var(--c3);background:var(--c3)}
-.c4{fill:var(--c4);background:var(--c4)}.c5{fill:var(--c5);background:var(--c5)}.c6{fill:var(--c6);background:var(--c6)}.c7{fill:var(--c7);background:var(--c7)}
-.legend{display:flex;flex-wrap:wrap;gap:2px 14px;margin:4px 0}
-.sw{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:5px;vertical-align:-1px;print-color-adjust:exact;-webkit-print-color-adjust:exact}
-.panels{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(400px,100%),1fr));gap:0 24px}
-.pair{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(380px,100%),1fr));gap:0 24px}
-.pair figure{margin-top:4px}
-.capped{color:var(--bad)}
-table{border-collapse:collapse;width:100%;margin:12px 0 20px;font-size:13px;font-variant-numeric:tabular-nums}
-caption{text-align:left;font-weight:600;padding:4px 0}
-div.table{overflow-x:auto}
-th,td{padding:3px 7px;border-bottom:1px solid var(--rule);text-align:right;vertical-align:top;white-space:nowrap}
-td.wrap,td.path{white-space:normal}
-thead th{font-weight:600;color:var(--muted);border-bottom-color:var(--muted);white-space:normal;vertical-align:bottom}
-thead th[colspan]{text-align:center;border-bottom-color:var(--rule)}
-tbody th{font-weight:normal}
-tfoot th,tfoot td{font-weight:600;border-top:1px solid var(--muted)}
-.l{text-align:left}
-td.path{max-width:360px}
-tbody tr:nth-child(even){background:var(--panel)}
-footer{margin-top:40px;font-size:13px;color:var(--muted);border-top:1px solid var(--rule)}
-@media print{
-html{color-scheme:light}
-body{max-width:none;padding:0;font-size:10pt}
-div.table{overflow:visible}
-table{font-size:7.5pt}
-th,td{padding:2px 4px}
-nav{display:none}
-h2{break-after:avoid}
-.card,figure,tr{break-inside:avoid}
-svg,.sw,tbody tr:nth-child(even){print-color-adjust:exact;-webkit-print-color-adjust:exact}
+/** @type {string | undefined} */
+let style;
+
+/**
+ * The report's style sheet, report.css beside this module, read once, on
+ * first use. Its line ends are LF whatever the checkout gave it, as they were
+ * when it was a string in this module.
+ */
+function reportStyle() {
+  style ??= fs.readFileSync(new URL('./report.css', import.meta.url), 'utf8').replace(/\r\n?/g, '\n');
+  return style;
 }
-`;

@@ -6,7 +6,7 @@
  * user may want to look at it (docs/reliability.md).
  */
 import { tokenize, tokenTypes as T } from 'css-tree';
-import { sniffImageType } from '../images/gif.js';
+import { sniffImageType } from './sniff.js';
 import { extensionOf } from './mime.js';
 
 /**
@@ -18,8 +18,8 @@ import { extensionOf } from './mime.js';
  */
 
 /** Extensions that promise an image of one type. */
-const IMAGE_EXTENSIONS = /** @type {Record<string, string>} */ ({ gif: 'gif', png: 'png', apng: 'png', jpg: 'jpeg', jpeg: 'jpeg', jpe: 'jpeg', webp: 'webp' });
-const TYPE_NAMES = /** @type {Record<string, string>} */ ({ gif: 'GIF', png: 'PNG', jpeg: 'JPEG', webp: 'WebP' });
+const IMAGE_EXTENSIONS = /** @type {Record<string, string>} */ ({ gif: 'gif', png: 'png', apng: 'png', jpg: 'jpeg', jpeg: 'jpeg', jpe: 'jpeg', webp: 'webp', avif: 'avif' });
+const TYPE_NAMES = /** @type {Record<string, string>} */ ({ gif: 'GIF', png: 'PNG', jpeg: 'JPEG', webp: 'WebP', avif: 'AVIF' });
 
 /** Bytes read from the start of a file to tell what it is. */
 export const HEAD_BYTES = 1024;

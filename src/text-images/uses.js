@@ -8,7 +8,7 @@
 
 /**
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../passes/text-images.js').Shape} Shape
+ * @typedef {import('./candidates.js').Shape} Shape
  *
  * @typedef {object} Use one element showing a candidate image
  * @property {SiteFile} page
