@@ -5,7 +5,8 @@
 // (the largest resident set of one process: pagediet's, worker threads
 // included). The issue's goals: the warm build under 5% of the cold build's
 // wall time, and the cold build keeping both cores busy (CPU / wall > 1.6).
-//   node bench/build.js [--pages N] [--images N] [--report]
+//   node bench/build.js [--pages N] [--images N] [--report] [--no-record]
+// The figures are prepended to docs/measurements/build-benchmark.md (--no-record: printed only).
 // --report: builds end with the loader's report of input and output, as
 // `pagediet build` does by default (the benchmark passes --no-report otherwise:
 // the report is a measurement of the site, not part of building it, and it
@@ -16,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateSite } from './generate-site.js';
 import { measure } from './peers/measure.js';
+import { jsonBlock, recordMeasurement } from './record.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -54,12 +56,14 @@ console.error(`warm: ${warm.wallSeconds} s wall, ${warm.cpuSeconds} s CPU, ${war
 const sameOutput = await sameTrees(path.join(dir, 'cold'), path.join(dir, 'warm'));
 await fs.rm(dir, { recursive: true, force: true });
 
-console.log(JSON.stringify({
+const result = {
   date: new Date().toISOString().slice(0, 10), cores: os.cpus().length, node: process.version, site: size, report: withReport,
   cold, warm,
   warmOverCold: round((/** @type {number} */ (warm.wallSeconds) / /** @type {number} */ (cold.wallSeconds)) * 100) + '%',
   sameOutput,
-}, null, 2));
+};
+console.log(JSON.stringify(result, null, 2));
+await recordMeasurement('build-benchmark.md', `${pages} pages and ${images} images, cold and warm`, jsonBlock(result));
 
 /**
  * Whether two outputs hold the same files with the same bytes, but for the

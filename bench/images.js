@@ -5,6 +5,7 @@
 // pngquant with apt-get when they are missing and it runs as root.
 // Run: npm run bench:images (or node bench/images.js [--iterations N]: N zopfli
 // iterations on top of libdeflate; default 0, as in a build).
+// The figures are prepended to docs/measurements/image-benchmark.md (--no-record: printed only).
 import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -17,6 +18,7 @@ import { WorkerPool } from '../src/util/pool.js';
 import { readGifStructure } from '../src/images/gif.js';
 import { lossyPng, meanSquaredError, mseToQuality } from '../src/images/lossy.js';
 import { has } from './tools.js';
+import { jsonBlock, recordMeasurement } from './record.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -164,6 +166,7 @@ if (ensureTools()) {
   await fs.rm(work, { recursive: true });
 }
 console.log(JSON.stringify(report, null, 2));
+await recordMeasurement('image-benchmark.md', `${statics.length} static and ${animated.length} animated GIFs against the reference tools`, jsonBlock(report));
 
 /**
  * pagediet's lossy palette (libimagequant through sharp, quality checked)

@@ -4,6 +4,7 @@
 // With --breakdown, it then measures where the time goes, each part alone on
 // the same 100 pages: discovery (parsing each page once), each strategy's 100
 // loads (pages already parsed), and the 3,200 model runs.
+// The figures are prepended to docs/measurements/loader-benchmark.md (--no-record: printed only).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +16,7 @@ import { discoverSubresources } from '../src/loader/discover.js';
 import { model, planFromTrace } from '../src/loader/model.js';
 import { networkProfile } from '../src/loader/networks.js';
 import { startServer } from '../src/loader/server.js';
+import { jsonBlock, recordMeasurement } from './record.js';
 
 const NETWORKS = ['lan-1997', 'wan-1997', 'modem-28.8k', 'ricochet-1999', '3g', 'slow-4g', 'cable', 'fiber'];
 const PAGES = 100;
@@ -57,6 +59,7 @@ const report = {
 if (process.argv.includes('--breakdown')) report.breakdown = await breakdown();
 await fs.rm(root, { recursive: true });
 console.log(JSON.stringify(report, null, 2));
+await recordMeasurement('loader-benchmark.md', `${PAGES} pages × ${STRATEGIES.length} strategies × ${NETWORKS.length} networks`, jsonBlock(report));
 
 /** CPU seconds of each part alone, on a fresh copy of the pages (so discovery parses them again). */
 async function breakdown() {

@@ -12,7 +12,8 @@
 // as JSON to os.tmpdir()/pagediet-bench-peers.json (or --json <file>).
 // pagediet runs with its defaults plus --minify-html, since the peers minify.
 // Run: npm run bench:peers
-//   [--pages 100] [--images 300] [--sites generated,microscape,ricochet,h2-sample] [--json file] [--keep]
+//   [--pages 100] [--images 300] [--sites generated,microscape,ricochet,h2-sample] [--json file] [--keep] [--no-record]
+// The tables are prepended to docs/measurements/peers-benchmark.md (--no-record: printed only).
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,7 @@ import { measure } from './peers/measure.js';
 import { listFiles } from './peers/chain.js';
 import { ensureDebianTools } from './peers/limits.js';
 import { VISIT_PROFILE, pagesOf, visit } from './peers/visit.js';
+import { recordMeasurement } from './record.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const started = performance.now();
@@ -63,6 +65,8 @@ const results = {
   visitProfile: VISIT_PROFILE, pagedietFlags: ['--minify-html'], sites: {},
 };
 
+/** The printed table of each site, recorded at the end. @type {string[]} */
+const tables = [];
 for (const site of SITES) {
   const t0 = performance.now();
   let input = path.join(ROOT, 'fixtures', site);
@@ -141,7 +145,8 @@ for (const site of SITES) {
     seconds: round((performance.now() - t0) / 1000, 1),
   };
   /** @type {Record<string, unknown>} */ (results.sites)[site] = siteResult;
-  console.log(`\n${table(site, siteResult)}\n`);
+  tables.push(table(site, siteResult));
+  console.log(`\n${tables[tables.length - 1]}\n`);
   if (!KEEP) await fs.rm(dir, { recursive: true, force: true });
 }
 
@@ -149,6 +154,7 @@ results.totalSeconds = round((performance.now() - started) / 1000, 1);
 await fs.writeFile(JSON_OUT, `${JSON.stringify(results, null, 2)}\n`);
 if (!KEEP) await fs.rm(work, { recursive: true, force: true });
 console.log(`whole benchmark: ${results.totalSeconds} s wall; figures in ${JSON_OUT}`);
+await recordMeasurement('peers-benchmark.md', `${SITES.join(', ')}`, `The whole benchmark: ${results.totalSeconds} s wall. Limit tools: ${Object.entries(tools).map(([t, ok]) => `${t} ${ok ? 'present' : 'MISSING'}`).join(', ')}.\n\n${tables.join('\n\n')}`);
 
 /**
  * The images a --lossy build encoded lossily, from its decisions ("..., quality NN, ...").

@@ -5,7 +5,8 @@
 // Every tool compresses every text file (no size threshold), so the bytes
 // compare like for like. Times are wall-clock on this machine (2 cores);
 // pagediet's build runs without its cache.
-// Run: npm run bench:precompress
+// Run: npm run bench:precompress. The table is prepended to
+// docs/measurements/precompress-benchmark.md (--no-record: printed only).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -16,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from '../src/pipeline.js';
 import { isCompressible } from '../src/compress/encodings.js';
 import { has, twoAtATime } from './tools.js';
+import { recordMeasurement } from './record.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -94,6 +96,7 @@ if (has('zopfli') && has('brotli')) {
 }
 
 const pct = (/** @type {number} */ n) => `${((1 - n / original) * 100).toFixed(2)}%`;
-console.log(`\n| tool | .gz bytes | saved | .br bytes | saved | seconds |\n| --- | ---: | ---: | ---: | ---: | ---: |`);
-for (const r of rows) console.log(`| ${r.tool} | ${r.gz} | ${pct(r.gz)} | ${r.br} | ${pct(r.br)} | ${r.seconds.toFixed(1)} |`);
+const table = [`| tool | .gz bytes | saved | .br bytes | saved | seconds |\n| --- | ---: | ---: | ---: | ---: | ---: |`, ...rows.map((r) => `| ${r.tool} | ${r.gz} | ${pct(r.gz)} | ${r.br} | ${pct(r.br)} | ${r.seconds.toFixed(1)} |`)].join('\n');
+console.log(`\n${table}`);
+await recordMeasurement('precompress-benchmark.md', `${files.length} text files of ${FIXTURES.join(' and ')}`, `${files.length} text files, ${original} B.\n\n${table}`);
 await fs.rm(work, { recursive: true, force: true });

@@ -1,11 +1,21 @@
-// Prints the calibration tables of docs/loader-model.md: the model, run on the
-// fixtures' real exchanges, beside every figure of the seeds it can be set
-// against. Run: node scripts/calibrate.js
+// Prints the calibration tables (docs/loader-model.md, "Calibration"): the
+// model, run on the fixtures' real exchanges, beside every figure of the
+// studies it can be set against, and prepends them to
+// docs/measurements/calibration.md. Run: node scripts/calibrate.js [--no-record]
 import { loadSite } from '../src/loader/load.js';
 import { loadPage } from '../src/loader/client.js';
 import { startServer } from '../src/loader/server.js';
 import { model, planFromTrace } from '../src/loader/model.js';
 import { networkProfile } from '../src/loader/networks.js';
+import { recordMeasurement } from '../bench/record.js';
+
+/** What is printed, recorded at the end. @type {string[]} */
+const printed = [];
+/** @param {string} text */
+const print = (text) => {
+  console.log(text);
+  printed.push(text);
+};
 
 /** @param {number} model @param {number} paper */
 const err = (model, paper) => `${model >= paper ? '+' : ''}${(((model - paper) / paper) * 100).toFixed(0)}%`;
@@ -28,8 +38,8 @@ for (const [network, protocol, visit, bytes, seconds, ov] of SIGCOMM) {
   const packets = Math.round((Number(ov) / 100) * Number(bytes) / 40);
   rows.push([String(network), String(protocol), String(visit), String(packets), String(r.packets), err(r.packets, packets), String(bytes), String(r.wireBytes), err(r.wireBytes, Number(bytes)), String(seconds), fmt(r.seconds), err(r.seconds, Number(seconds))]);
 }
-console.log('### SIGCOMM \'97, microscape (Apache tables, WAN and PPP)\n');
-console.log(table(rows));
+print('### SIGCOMM \'97, microscape (Apache tables, WAN and PPP)\n');
+print(table(rows));
 
 const TABLE_I = [['ethernet-1999', 'http1.0', 363.6, 247.6], ['ethernet-1999', 'pipelined', 95.9, 462.4], ['ricochet-1999', 'http1.0', 416.7, 17.2], ['ricochet-1999', 'pipelined', 170.2, 36.9]];
 const rico = await loadSite({ root: 'fixtures/ricochet', protocols: ['http1.0', 'pipelined'], networks: ['ethernet-1999', 'ricochet-1999'], visits: ['first'], connections: 1 });
@@ -39,8 +49,8 @@ for (const [network, protocol, packets, throughput] of TABLE_I) {
   const tp = (r.payloadBytes * 8) / r.seconds / 1000;
   rows99.push([String(network), String(protocol), String(packets), String(r.packets), err(r.packets, Number(packets)), String(throughput), tp.toFixed(1), err(tp, Number(throughput))]);
 }
-console.log('\n### 1999 wireless study, Table I, ricochet\n');
-console.log(table(rows99));
+print('\n### 1999 wireless study, Table I, ricochet\n');
+print(table(rows99));
 
 const s1 = await startServer({ root: 'fixtures/h2-sample', protocol: 'http1' });
 const s2 = await startServer({ root: 'fixtures/h2-sample', protocol: 'h2c' });
@@ -56,5 +66,6 @@ for (const [bandwidth, loss] of [[500, 0], [5000, 0], [50000, 0], [5000, 1], [50
   const best = Math.min(...t1);
   rows14.push([String(bandwidth), `${loss}%`, t2.toFixed(2), ...t1.map((t) => t.toFixed(2)), `${t2 < best ? 'faster' : 'slower'} by ${Math.abs((1 - t2 / best) * 100).toFixed(0)}%`]);
 }
-console.log('\n### 2014 HTTP/2 study, h2-sample, 79 ms RTT, seconds (mean of loss patterns 1 to 3)\n');
-console.log(table(rows14));
+print('\n### 2014 HTTP/2 study, h2-sample, 79 ms RTT, seconds (mean of loss patterns 1 to 3)\n');
+print(table(rows14));
+await recordMeasurement('calibration.md', 'microscape, ricochet and h2-sample against SIGCOMM \'97, the 1999 wireless study and the 2014 HTTP/2 study', printed.join('\n'));

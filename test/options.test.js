@@ -32,7 +32,9 @@ async function copyOfPagediet() {
 /** The code blocks of docs/architecture.md's "Adding a pass". */
 async function workedExample() {
   const doc = await fs.readFile('docs/architecture.md', 'utf8');
-  const section = doc.slice(doc.indexOf('### Adding a pass'), doc.indexOf('### The passes'));
+  const start = doc.indexOf('### Adding a pass');
+  expect(start).toBeGreaterThan(0);
+  const section = doc.slice(start);
   const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
   expect(blocks).toHaveLength(2);
   return { file: blocks[0], line: blocks[1].trimEnd() };
