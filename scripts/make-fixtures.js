@@ -9,15 +9,17 @@ import { checkFonts } from './fixtures/fonts.js';
 import { makeGifCorpus } from './fixtures/gif-corpus.js';
 import { makeH2Sample } from './fixtures/h2-sample.js';
 import { makeMicroscape } from './fixtures/microscape.js';
+import { makeModern } from './fixtures/modern.js';
 import { makeRicochet } from './fixtures/ricochet.js';
 
 /** The repository's fixtures/ directory, the default output root. */
 export const DEFAULT_OUT = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 /**
- * Write fixtures/microscape, fixtures/ricochet and fixtures/h2-sample and
- * their manifests (microscape.json, ricochet.json, h2-sample.json) under
- * outRoot. Existing site directories are replaced.
+ * Write fixtures/microscape, fixtures/ricochet, fixtures/h2-sample,
+ * fixtures/gifs and fixtures/modern and their manifests (microscape.json,
+ * ricochet.json, h2-sample.json, gifs.json, modern.json) under outRoot.
+ * Existing site directories are replaced.
  * @param {string} [outRoot]
  * @returns {Promise<void>}
  */
@@ -29,6 +31,7 @@ export async function makeFixtures(outRoot = DEFAULT_OUT) {
   await makeRicochet(outRoot);
   await makeH2Sample(outRoot);
   await makeGifCorpus(outRoot);
+  await makeModern(outRoot);
 }
 
 const isMain = process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url);

@@ -1,16 +1,17 @@
 // The generated test sites: deterministic, up to date with the committed
 // fixtures/, and composed as the papers describe. Generates everything twice
-// into temporary directories (about 15 s in all).
+// into temporary directories (about 20 s in all).
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as cheerio from 'cheerio';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeFixtures } from '../scripts/make-fixtures.js';
 
 const COMMITTED = fileURLToPath(new URL('../fixtures/', import.meta.url));
-const SITES = ['microscape', 'ricochet', 'h2-sample'];
+const SITES = ['microscape', 'ricochet', 'h2-sample', 'modern'];
 const KB = 1024;
 
 /**
@@ -19,6 +20,7 @@ const KB = 1024;
  * @property {number} bytes
  * @property {string} sha256
  * @property {string} kind
+ * @property {boolean} [subresource]
  * @property {string} [url]
  * @property {number} [uses]
  * @property {number} [width]
@@ -53,7 +55,7 @@ async function listFiles(dir) {
 }
 
 /**
- * Files written by the generator: the three site directories and manifests.
+ * Files written by the generator: the site directories and manifests.
  * @param {string} root
  * @returns {Promise<string[]>}
  */
@@ -384,5 +386,114 @@ describe('h2-sample (2014 HTTP/2 study)', () => {
     expect(files.filter((f) => f !== 'README.md')).toHaveLength(72);
     const css = (await readFile(join(dir, 'css/style.css'))).toString('utf8');
     expect(css).not.toMatch(/url\(/);
+  });
+});
+
+describe('modern (a Bootstrap site of today)', () => {
+  const PAGES = ['about/index.html', 'blog/first-post.html', 'blog/index.html', 'gallery.html', 'index.html'];
+
+  /**
+   * Every subresource URL a page (or the style sheet) loads, with its kind.
+   * @param {string} from path of the page or style sheet in the site
+   * @param {string} text
+   * @returns {{ kind: string, url: string }[]}
+   */
+  function loads(from, text) {
+    const urls = (/** @type {string} */ css) => [...css.matchAll(/url\(\s*(['"]?)([^'")]+)\1\s*\)/g)].map((m) => m[2]).filter((u) => !u.startsWith('data:'));
+    if (from.endsWith('.css')) return urls(text).map((url) => ({ kind: 'css-url', url }));
+    const $ = cheerio.load(text);
+    return [
+      ...$('img[src]').map((_, el) => ({ kind: 'img', url: String($(el).attr('src')) })).get(),
+      ...$('link[rel=stylesheet]').map((_, el) => ({ kind: 'stylesheet', url: String($(el).attr('href')) })).get(),
+      ...$('script[src]').map((_, el) => ({ kind: 'script', url: String($(el).attr('src')) })).get(),
+      ...$('[style]').map((_, el) => urls(String($(el).attr('style'))).map((url) => ({ kind: 'style-attribute-url', url }))).get().flat(),
+    ];
+  }
+
+  it('has five Bootstrap pages at three depths, with Bootstrap 5.3.9 copied as it ships', async () => {
+    const { files, dir } = await site('modern');
+    expect(files.filter((f) => f.endsWith('.html'))).toEqual(PAGES);
+    expect(files).not.toContain('README.md');
+    for (const page of PAGES) {
+      const html = (await readFile(join(dir, page))).toString('utf8');
+      expect(html.startsWith('<!doctype html>'), page).toBe(true);
+      const $ = cheerio.load(html);
+      expect($('meta[charset=utf-8]').length, page).toBe(1);
+      expect($('nav.navbar').length, page).toBe(1);
+      expect($('footer.site-footer').length, page).toBe(1);
+    }
+    const bootstrap = fileURLToPath(new URL('../node_modules/bootstrap/', import.meta.url));
+    for (const [from, to] of [['dist/css/bootstrap.min.css', 'vendor/bootstrap/css/bootstrap.min.css'], ['dist/js/bootstrap.bundle.min.js', 'vendor/bootstrap/js/bootstrap.bundle.min.js'], ['LICENSE', 'vendor/bootstrap/LICENSE']]) {
+      expect((await readFile(join(dir, to))).equals(await readFile(join(bootstrap, from))), to).toBe(true);
+    }
+  });
+
+  it('loads every image from its pages or style sheet by relative URLs that resolve', async () => {
+    const { files, dir, manifest } = await site('modern');
+    /** @type {Map<string, Set<string>>} */
+    const usedFrom = new Map();
+    /** @type {{ kind: string, url: string, from: string }[]} */
+    const all = [];
+    for (const from of [...PAGES, 'css/site.css']) {
+      for (const ref of loads(from, (await readFile(join(dir, from))).toString('utf8'))) {
+        all.push({ ...ref, from });
+        expect(ref.url, `${from}: ${ref.url}`).not.toMatch(/^(\/|[a-z]+:)/i);
+        const target = posix.normalize(posix.join(posix.dirname(from), ref.url.replace(/[?#].*$/, '')));
+        expect(files, `${from}: ${ref.url}`).toContain(target);
+        usedFrom.set(target, (usedFrom.get(target) ?? new Set()).add(from));
+      }
+    }
+    const images = files.filter((f) => f.startsWith('img/'));
+    expect(images.filter((f) => !usedFrom.has(f))).toEqual([]);
+    expect(manifest.files.filter((f) => f.subresource).map((f) => f.path).sort()).toEqual([...usedFrom.keys()].sort());
+    // The reference shapes the image passes meet on real sites.
+    expect(all.filter((r) => r.url.includes('?v=2'))).toHaveLength(1);
+    expect(all.filter((r) => r.kind === 'style-attribute-url' && r.url.startsWith('img/photos/'))).toHaveLength(1);
+    expect(all.filter((r) => r.kind === 'css-url' && r.url.startsWith('../img/photos/')).length).toBeGreaterThanOrEqual(1);
+    expect([...usedFrom.entries()].some(([f, from]) => f.startsWith('img/') && new Set([...from].map((p) => posix.dirname(p))).size >= 2)).toBe(true);
+    let sized = 0;
+    let unsized = 0;
+    for (const page of PAGES) {
+      const $ = cheerio.load((await readFile(join(dir, page))).toString('utf8'));
+      $('img').each((_, el) => void ($(el).attr('width') && $(el).attr('height') ? sized++ : unsized++));
+    }
+    expect(sized).toBeGreaterThanOrEqual(2);
+    expect(unsized).toBeGreaterThanOrEqual(5);
+    const $ = cheerio.load((await readFile(join(dir, 'gallery.html'))).toString('utf8'));
+    expect($('.gallery img').length).toBeGreaterThanOrEqual(8);
+  });
+
+  it('has camera-style exports, thumbnails, a WebP and a PNG screenshot, as the manifest says', async () => {
+    const { dir, manifest } = await site('modern');
+    const images = manifest.files.filter((f) => f.path.startsWith('img/'));
+    let total = 0;
+    /** @type {Record<string, number>} */
+    const formats = {};
+    const orientations = new Set();
+    let withIcc = 0;
+    let withXmp = 0;
+    for (const f of images) {
+      const bytes = await readFile(join(dir, f.path));
+      total += bytes.length;
+      const m = await sharp(bytes).metadata();
+      formats[m.format] = (formats[m.format] ?? 0) + 1;
+      expect([m.width, m.height], f.path).toEqual([f.width, f.height]);
+      if (m.orientation && m.orientation !== 1) orientations.add(m.orientation);
+      if (m.icc) withIcc++;
+      if (m.xmp) withXmp++;
+      if (f.kind === 'photo') {
+        expect(Math.max(m.width, m.height), f.path).toBeGreaterThanOrEqual(1200);
+        expect(Math.max(m.width, m.height), f.path).toBeLessThanOrEqual(2400);
+        if (m.format === 'jpeg') expect(m.chromaSubsampling, f.path).toBe('4:4:4');
+      }
+      if (f.kind === 'thumbnail') expect(Math.max(m.width, m.height), f.path).toBeLessThanOrEqual(600);
+    }
+    expect(formats).toEqual({ jpeg: 12, webp: 1, png: 1 });
+    expect([...orientations].sort()).toEqual([6, 8]);
+    expect(withIcc).toBeGreaterThanOrEqual(3);
+    expect(withXmp).toBeGreaterThanOrEqual(1);
+    expect(images.filter((f) => f.kind === 'thumbnail').length).toBeGreaterThanOrEqual(4);
+    expect(total).toBeGreaterThan(4 * KB * KB);
+    expect(total).toBeLessThan(8 * KB * KB);
   });
 });
