@@ -12,6 +12,7 @@ sharp.cache(false);
 export { gifToPng } from './images/jobs/gif-to-png.js';
 export { animation } from './images/jobs/animation.js';
 export { recompressPng } from './images/jobs/recompress-png.js';
+export { photo } from './images/jobs/photo.js';
 export { compressText } from './compress/jobs.js';
 export { textImagePlan } from './text-images/plan.js';
 export { measureCompressed } from './markup/compressed-sizes.js';

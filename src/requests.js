@@ -5,6 +5,7 @@
  * The loader measures the real exchange; this count is the model's prediction.
  */
 import { REFERENCE_KINDS } from './site/reference-kinds.js';
+import { chosenReferences } from './site/image-choice.js';
 
 /**
  * @param {import('./site/site.js').Site} site
@@ -17,7 +18,7 @@ export function pageRequests(site, pagePath) {
   for (let i = 0; i < fetched.length; i++) {
     const file = site.files.get(fetched[i]);
     if (!file) continue;
-    for (const ref of file.references) {
+    for (const ref of chosenReferences(file.references)) {
       if (ref.status !== 'ok' || !ref.target || !REFERENCE_KINDS[ref.kind].subresource || seen.has(ref.target)) continue;
       seen.add(ref.target);
       fetched.push(ref.target);

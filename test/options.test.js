@@ -41,7 +41,7 @@ async function workedExample() {
 }
 
 /** A value each kind refuses. @type {Record<string, unknown>} */
-const WRONG = { boolean: 'yes', 'whole number': -1, fraction: 2, choice: 'nope', range: [90, 10], text: '', 'folder or false': 3, list: 'a,b', shard: { index: 3, count: 2 } };
+const WRONG = { boolean: 'yes', 'whole number': -1, fraction: 2, choice: 'nope', range: [90, 10], text: '', 'folder or false': 3, list: 'a,b', choices: ['gif'], shard: { index: 3, count: 2 } };
 
 describe('the option table', () => {
   it('takes the worked example of "Adding a pass" with one new file and one line, and shows it everywhere', async () => {

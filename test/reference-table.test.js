@@ -13,27 +13,31 @@ describe('reference table', () => {
     /** @type {import('../src/site/site.js').Reference[]} */
     const refs = [
       { source: 'a.html', kind: 'img', url: 'x.gif', start: 10, end: 15, element: 'img', attribute: 'src', tagStart: 0, tagEnd: 20, inPicture: false, status: 'ok', target: 'x.gif', via: 'exact' },
-      { source: 'a.html', kind: 'img', url: 'y', start: 30, end: 31, element: 'img', attribute: 'src', tagStart: 25, tagEnd: 40, inPicture: true, status: 'ok', target: 'y.png', via: 'extensionless' },
+      { source: 'a.html', kind: 'img', url: 'y', start: 30, end: 31, element: 'img', attribute: 'src', tagStart: 25, tagEnd: 40, inPicture: true, choice: 21, status: 'ok', target: 'y.png', via: 'extensionless' },
+      { source: 'a.html', kind: 'picture-source', url: 'y.avif', start: 24, end: 30, element: 'source', attribute: 'srcset', type: 'image/avif', media: false, choice: 21, status: 'ok', target: 'y.avif', via: 'exact' },
       { source: 'a.html', kind: 'anchor', url: 'http://example.com/', start: 0, end: 19, element: 'a', attribute: 'href', status: 'external' },
       { source: 'a.html', kind: 'background', url: 'gone.gif', start: 2_000_000_000, end: 2_000_000_008, status: 'missing', note: 'did you mean Gone.gif?' },
     ];
     const strings = new StringTable();
     const table = new ReferenceTable(refs, strings);
-    expect(table.length).toBe(4);
+    expect(table.length).toBe(5);
     for (const [i, ref] of refs.entries()) {
       expect(Object.keys(table.at(i)).sort()).toEqual(Object.keys(ref).sort());
       expect(table.at(i)).toEqual(ref);
     }
     expect(table.toArray()).toEqual(refs);
-    expect([0, 1, 2, 3].map((i) => table.targetAt(i))).toEqual(['x.gif', 'y.png', undefined, undefined]);
+    expect([0, 1, 2, 3, 4].map((i) => table.targetAt(i))).toEqual(['x.gif', 'y.png', 'y.avif', undefined, undefined]);
     // Strings shared between references and tables are kept once.
     const again = new ReferenceTable(refs, strings);
-    expect(strings.strings.length).toBe(1 + new Set(refs.flatMap((r) => [r.source, r.kind, r.url, r.element, r.attribute, r.status, r.target, r.via, r.note]).filter((s) => s !== undefined)).size);
-    expect(again.at(3)).toEqual(refs[3]);
-    // Shared fields are stored once per distinct combination, offsets as 16-bit distances: 19 bytes a reference.
-    expect(table.forms.length / 8).toBe(4);
+    expect(strings.strings.length).toBe(1 + new Set(refs.flatMap((r) => [r.source, r.kind, r.url, r.element, r.attribute, r.status, r.target, r.via, r.note, r.type]).filter((s) => s !== undefined)).size);
+    expect(again.at(4)).toEqual(refs[4]);
+    expect(again.at(2)).toEqual(refs[2]);
+    // Shared fields are stored once per distinct combination, offsets as 16-bit distances: 19 bytes a reference,
+    // and an image choice only for the references that have one.
+    expect(table.forms.length / 11).toBe(5);
     expect(table.narrow).toBe(true);
-    expect(table.urls.byteLength + table.starts.byteLength + table.form.byteLength + table.offsets.byteLength).toBe(4 * 19);
+    expect(table.urls.byteLength + table.starts.byteLength + table.form.byteLength + table.offsets.byteLength).toBe(5 * 19);
+    expect([...table.choices]).toEqual([[1, 21], [2, 21]]);
   });
 
   it('keeps offsets that do not fit 16-bit distances, and more than 256 combinations of shared fields', () => {

@@ -32,7 +32,7 @@ export function imageJobOptions({ lossy, quality, zopfliIterations, maxPixels })
 /**
  * The site's files whose bytes are an image of a type, whatever their names.
  * @param {Site} site
- * @param {'gif' | 'png'} type
+ * @param {import('../site/sniff.js').ImageType} type
  * @returns {Promise<SiteFile[]>}
  */
 export async function imagesOfType(site, type) {
@@ -109,7 +109,7 @@ export async function eachImageResult(site, ctx, files, job, options, check, han
  */
 export function convertedPath(site, original, extension) {
   const dir = path.posix.dirname(original);
-  const base = path.posix.basename(original).replace(/\.(gif|png|apng)$/i, '');
+  const base = path.posix.basename(original).replace(/\.(gif|png|apng|jpe?g|webp|avif)$/i, '');
   const at = (/** @type {string} */ name) => (dir === '.' ? name : `${dir}/${name}`);
   let candidate = at(`${base}.${extension}`);
   for (let n = 2; site.files.has(candidate) || site.directories.has(candidate); n++) candidate = at(`${base}-${n}.${extension}`);
@@ -171,27 +171,45 @@ export async function pointAtReplacements(site, ctx, replacements, { prune }) {
  * @param {string} mime
  */
 export async function offerImage(site, ctx, { original, target, size }, mime) {
-  const refs = site.referencesTo(original.path);
-  const wrappable = refs.filter((r) => r.element === 'img' && r.attribute === 'src' && !r.inPicture && r.tagStart !== undefined && r.tagEnd !== undefined);
-  const others = refs.filter((r) => !wrappable.includes(r));
+  const wrapped = await wrapInPicture(site, original.path, [{ target, mime }]);
+  // The pages were parsed again: find the other references anew.
+  const rest = site.referencesTo(original.path).filter((r) => !(r.element === 'img' && r.attribute === 'src' && r.inPicture));
+  await site.retarget(rest.map((ref) => ({ ref, target })));
+  ctx.rewrote(wrapped + rest.length);
+  ctx.touched(target, original.outputSize, size);
+}
+
+/**
+ * Wraps each <img src> that shows an image, outside a <picture> and without
+ * a srcset of its own, in a <picture> whose <source>s offer other formats of
+ * it, in order of preference; browsers take the first type they support and
+ * the <img> (its attributes, its src) otherwise.
+ * @param {Site} site
+ * @param {string} shown site path of the image the <img> elements show
+ * @param {{ target: string, mime: string }[]} sources
+ * @returns {Promise<number>} how many <img> elements were wrapped
+ */
+export async function wrapInPicture(site, shown, sources) {
   /** @type {Map<string, import('../site/edits.js').Edit[]>} */
   const bySource = new Map();
-  for (const ref of wrappable) {
+  let wrapped = 0;
+  for (const ref of site.referencesTo(shown)) {
+    if (ref.element !== 'img' || ref.attribute !== 'src' || ref.inPicture || ref.tagStart === undefined || ref.tagEnd === undefined) continue;
     const page = site.get(ref.source);
+    const bytes = await site.read(ref.source);
+    // An <img srcset> chooses among sizes itself: a <source> would override its choice.
+    if (/\ssrcset\s*=/i.test(bytes.toString('latin1', ref.tagStart, ref.tagEnd))) continue;
     const charset = /** @type {string} */ (page.charset);
     const dir = path.posix.dirname(ref.source);
-    const url = encodePath(path.posix.relative(dir === '.' ? '' : dir, target));
+    const offered = sources.map(({ target, mime }) => `<source srcset="${encodePath(path.posix.relative(dir === '.' ? '' : dir, target))}" type="${mime}">`).join('');
     const edits = bySource.get(ref.source) ?? [];
-    edits.push({ start: /** @type {number} */ (ref.tagStart), end: /** @type {number} */ (ref.tagStart), bytes: encodeText(`<picture><source srcset="${url}" type="${mime}">`, charset) });
-    edits.push({ start: /** @type {number} */ (ref.tagEnd), end: /** @type {number} */ (ref.tagEnd), bytes: encodeText('</picture>', charset) });
+    edits.push({ start: ref.tagStart, end: ref.tagStart, bytes: encodeText(`<picture>${offered}`, charset) });
+    edits.push({ start: ref.tagEnd, end: ref.tagEnd, bytes: encodeText('</picture>', charset) });
     bySource.set(ref.source, edits);
+    wrapped++;
   }
   for (const [source, edits] of bySource) await site.write(source, applyEdits(await site.read(source), edits));
-  // The pages were parsed again: find the other references anew.
-  const rest = site.referencesTo(original.path).filter((r) => others.some((o) => o.source === r.source && o.kind === r.kind && o.url === r.url));
-  await site.retarget(rest.map((ref) => ({ ref, target })));
-  ctx.rewrote(wrappable.length + rest.length);
-  ctx.touched(target, original.outputSize, size);
+  return wrapped;
 }
 
 /**

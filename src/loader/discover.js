@@ -11,6 +11,7 @@ import { stylesheetReferences } from '../site/css-refs.js';
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
 import { parsePage } from '../site/html-tree.js';
 import crypto from 'node:crypto';
+import { chosenReferences } from '../site/image-choice.js';
 
 /**
  * @typedef {{ url: URL, kind: import('../site/reference-kinds.js').ReferenceKind }} Subresource
@@ -73,7 +74,7 @@ function resolve(found, baseHref, url) {
   /** @type {Subresource[]} */
   const out = [];
   const seen = new Set();
-  for (const ref of found) {
+  for (const ref of chosenReferences(found)) {
     if (!REFERENCE_KINDS[ref.kind].subresource) continue;
     const target = safeUrl(ref.url.trim(), base);
     if (!target || target.origin !== url.origin) continue;

@@ -153,6 +153,29 @@ export function list(argument = '<list>') {
 }
 
 /**
+ * A list of words, each one of WORDS, none twice.
+ * @template {string} W
+ * @param {readonly W[]} words
+ * @returns {OptionKind<W[]>}
+ */
+export function someOf(words) {
+  const expected = `a list of ${words.join(', ')} (comma-separated on the command line), each once`;
+  const check = (/** @type {unknown} */ v) => Array.isArray(v) && v.length > 0 && v.every((x) => words.includes(x)) && new Set(v).size === v.length;
+  return {
+    name: 'choices',
+    expected,
+    argument: `<${words.join(',')}>`,
+    check,
+    parse: (t) => {
+      const value = t.split(',').map((s) => s.trim()).filter(Boolean);
+      if (!check(value)) throw new OptionValueError(`expected ${expected}, not '${t}'`);
+      return /** @type {W[]} */ (value);
+    },
+    ts: `(${words.map((w) => JSON.stringify(w)).join(' | ')})[]`,
+  };
+}
+
+/**
  * A value the command line never gives (a function, a list of passes): only checked.
  * @template V
  * @param {string} expected

@@ -12,6 +12,7 @@ const MODULES = [
   'gif-to-png',
   'animations',
   'png',
+  'photos',
   'html-case',
   'minify-html',
   'css',

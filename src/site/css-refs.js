@@ -12,9 +12,15 @@ import { tokenize, tokenTypes as T, string as cssString } from 'css-tree';
  * @property {number} start offset of the URL's first character (inside quotes or url())
  * @property {number} end offset after its last character
  * @property {boolean} escaped whether the raw text holds CSS escapes (backslashes)
+ * @property {number} [choice] for an image-set() entry, and for the url() of the declaration just before one of
+ *   the same property (its fallback): the image-set()'s offset, the same for all of them (a browser fetches one)
+ * @property {string} [type] for an image-set() entry: its type(), lower case ('' when it has none)
+ * @property {boolean} [overridden] for that fallback url(): a browser that reads the image-set() does not fetch it
  */
 
 const WS = /^[ \t\n\r\f]*/;
+/** css-tree's Colon token type (its typings leave it out). */
+const COLON = /** @type {Record<string, number>} */ (/** @type {unknown} */ (T)).Colon;
 
 /**
  * @param {string} css
@@ -30,7 +36,7 @@ export function cssUrls(css) {
   /** @type {CssUrl[]} */
   const found = [];
   /** @param {'url' | 'import'} kind @param {number} start @param {number} end */
-  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\') });
+  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}) });
   /** Inner range of a string token, without its quotes. @param {{ start: number, end: number }} t */
   const stringInner = (t) => /** @type {[number, number]} */ (stringInnerRange(t));
   /** @param {{ start: number, end: number }} t */
@@ -52,6 +58,9 @@ export function cssUrls(css) {
 
   /** image-set() nesting: strings directly inside it are URLs. */
   let imageSetDepth = 0;
+  /** The open image-set()'s token index, and the index in `found` of its first entry. */
+  let imageSetToken = -1;
+  let imageSetFirst = 0;
   let depth = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
@@ -67,11 +76,20 @@ export function cssUrls(css) {
         if (next && next.type === T.String) add(isImport(tokens, i, css) ? 'import' : 'url', ...stringInner(next));
       } else if ((name === 'image-set' || name === '-webkit-image-set') && imageSetDepth === 0) {
         imageSetDepth = depth;
+        imageSetToken = i;
+        imageSetFirst = found.length;
+      } else if (name === 'type' && imageSetDepth > 0 && depth === imageSetDepth + 1 && found.length > imageSetFirst) {
+        const next = tokens[i + 1];
+        const entry = found[found.length - 1];
+        if (next && next.type === T.String && entry.type === '') entry.type = cssString.decode(css.slice(next.start, next.end)).trim().toLowerCase();
       }
     } else if (t.type === T.LeftParenthesis) {
       depth++;
     } else if (t.type === T.RightParenthesis) {
-      if (depth === imageSetDepth) imageSetDepth = 0;
+      if (depth === imageSetDepth) {
+        imageSetDepth = 0;
+        markImageSetChoice(tokens, imageSetToken, found, imageSetFirst, css);
+      }
       depth = Math.max(0, depth - 1);
     } else if (t.type === T.String) {
       const prev = tokens[i - 1];
@@ -83,6 +101,38 @@ export function cssUrls(css) {
     }
   }
   return found;
+}
+
+/**
+ * Gives the entries of a closed image-set() (found[first..]) its choice, and
+ * so the url() of the declaration just before, when that declaration sets the
+ * same property: `background-image:url(a.jpg);background-image:image-set(...)`
+ * is one choice, of which a browser that reads image-set() fetches one entry.
+ * @param {{ type: number, start: number, end: number }[]} tokens
+ * @param {number} at the image-set( token
+ * @param {CssUrl[]} found
+ * @param {number} first
+ * @param {string} css
+ */
+function markImageSetChoice(tokens, at, found, first, css) {
+  const choice = tokens[at].start;
+  for (let k = first; k < found.length; k++) found[k].choice = choice;
+  // Back to this declaration's property, then the declaration before it.
+  const property = (/** @type {number} */ from) => {
+    let i = from;
+    while (i >= 0 && tokens[i].type !== T.Semicolon && tokens[i].type !== T.LeftCurlyBracket) i--;
+    const ident = tokens[i + 1];
+    const colon = tokens[i + 2];
+    if (!ident || ident.type !== T.Ident || !colon || colon.type !== COLON) return null;
+    return { name: css.slice(ident.start, ident.end).toLowerCase(), boundary: i };
+  };
+  const own = property(at);
+  if (!own || own.boundary < 0 || tokens[own.boundary].type !== T.Semicolon) return;
+  const before = property(own.boundary - 1);
+  if (!before || before.name !== own.name) return;
+  const from = tokens[before.boundary + 1].start;
+  const to = tokens[own.boundary].start;
+  for (const u of found) if (u.start >= from && u.end <= to && u.choice === undefined && u.kind === 'url') Object.assign(u, { choice, overridden: true });
 }
 
 /**
@@ -116,6 +166,21 @@ export function stylesheetReferences(view) {
   return cssUrls(view.text).map((u) => {
     let url = view.decode(u.start, u.end);
     if (u.escaped) url = cssString.decode(`"${url}"`);
-    return { kind: u.kind === 'import' ? 'css-import' : 'css-url', url, start: view.byteOffset(u.start), end: view.byteOffset(u.end) };
+    /** @type {import('./html-refs.js').FoundReference} */
+    const ref = { kind: u.kind === 'import' ? 'css-import' : 'css-url', url, start: view.byteOffset(u.start), end: view.byteOffset(u.end) };
+    return withChoice(ref, u, 0);
   });
+}
+
+/**
+ * A reference with its image-set() choice, if it has one.
+ * @param {import('./html-refs.js').FoundReference} ref
+ * @param {CssUrl} u
+ * @param {number} offset where the CSS text starts in its document (choices are document offsets)
+ */
+export function withChoice(ref, u, offset) {
+  if (u.choice !== undefined) ref.choice = offset + u.choice;
+  if (u.type !== undefined) ref.type = u.type;
+  if (u.overridden) ref.overridden = true;
+  return ref;
 }

@@ -5,7 +5,7 @@
  */
 import { decodeHTMLAttribute } from 'entities';
 import { string as cssString } from 'css-tree';
-import { cssUrls } from './css-refs.js';
+import { cssUrls, withChoice } from './css-refs.js';
 import { srcsetUrls } from './srcset.js';
 import { linkKind } from './reference-kinds.js';
 import { parsePage } from './html-tree.js';
@@ -26,6 +26,11 @@ import { parsePage } from './html-tree.js';
  * @property {number} [tagStart] for an <img src>: byte offset of the element's start tag
  * @property {number} [tagEnd] for an <img src>: byte offset after its start tag
  * @property {boolean} [inPicture] for an <img src>: whether its parent is a <picture>
+ * @property {number} [choice] for an image a browser chooses (an <img>'s src and srcset, and a <picture>'s
+ *   sources with its <img>): the same number for every reference of one choice, of which a browser fetches one
+ * @property {string} [type] for a <picture>'s <source>: its type attribute; for an image-set() entry, its type(); lower case ('' when none)
+ * @property {boolean} [media] for a <picture>'s <source>: whether it has a media condition
+ * @property {boolean} [overridden] for the url() of a declaration that an image-set() after it overrides (css-refs.js)
  *
  * @typedef {{ startOffset: number, endOffset: number }} Span
  */
@@ -79,6 +84,31 @@ export function referencesInTree(view, root) {
 
   /** @param {FoundReference} ref */
   const push = (ref) => references.push(ref);
+  /**
+   * The choice an image element belongs to: its <picture>'s, or its own.
+   * @param {Element} el
+   */
+  const choiceOf = (el) => {
+    const parent = /** @type {Element | null} */ (el.parent);
+    const chooser = parent?.type === 'tag' && parent.name === 'picture' ? parent : el;
+    return /** @type {{ startOffset: number } | null | undefined} */ (chooser.sourceCodeLocation)?.startOffset;
+  };
+  /**
+   * What a browser needs to choose among an element's references.
+   * @param {Element} el
+   * @param {FoundReference} ref
+   */
+  const markChoice = (el, ref) => {
+    if (el.name !== 'img' && el.name !== 'source') return ref;
+    const choice = choiceOf(el);
+    if (choice === undefined) return ref;
+    ref.choice = choice;
+    if (el.name === 'source') {
+      ref.type = (el.attribs.type ?? '').trim().toLowerCase();
+      ref.media = (el.attribs.media ?? '').trim() !== '';
+    }
+    return ref;
+  };
 
   /** @param {Element} el @param {string} name @param {ReferenceKind} kind */
   const single = (el, name, kind) => {
@@ -93,6 +123,7 @@ export function referencesInTree(view, root) {
       ref.tagEnd = view.byteOffset(tag.endOffset);
       ref.inPicture = /** @type {Element | null} */ (el.parent)?.name === 'picture';
     }
+    if (el.name === 'img' && name === 'src') markChoice(el, ref);
     push(ref);
   };
   /** @param {Element} el @param {string} name @param {ReferenceKind} kind */
@@ -103,7 +134,7 @@ export function referencesInTree(view, root) {
     for (const u of srcsetUrls(decoded.text)) {
       const start = range.start + decoded.offsets[u.start];
       const end = range.start + decoded.offsets[u.end];
-      push({ kind, url: attributeText(view, start, end), start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: name });
+      push(markChoice(el, { kind, url: attributeText(view, start, end), start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: name }));
     }
   };
   /**
@@ -122,7 +153,7 @@ export function referencesInTree(view, root) {
       let url = isAttribute ? attributeText(view, start, end) : view.decode(start, end);
       if (u.escaped) url = cssString.decode(`"${url}"`);
       const kind = u.kind === 'import' ? 'css-import' : urlKind;
-      push({ kind, url, start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: isAttribute ? 'style' : undefined });
+      push(withChoice({ kind, url, start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: isAttribute ? 'style' : undefined }, u, from));
     }
   };
 

@@ -52,11 +52,11 @@ export class StringTable {
  * is stored once per table as a "form", and a reference keeps its form's
  * number (one byte on almost every page).
  */
-const FORM_FIELDS = /** @type {const} */ (['source', 'kind', 'element', 'attribute', 'status', 'via', 'note']);
-/** A form's slots: the string ids of FORM_FIELDS, then inPicture (0 absent, 1 false, 2 true). */
-const FORM_SIZE = FORM_FIELDS.length + 1;
+const FORM_FIELDS = /** @type {const} */ (['source', 'kind', 'element', 'attribute', 'status', 'via', 'note', 'type']);
+/** A form's slots: the string ids of FORM_FIELDS, then inPicture, media and overridden (0 absent, 1 false, 2 true). */
+const FORM_SIZE = FORM_FIELDS.length + 3;
 /** The order of a reference object's fields, as the site model made them. */
-const STRING_ORDER = /** @type {const} */ (['source', 'kind', 'url', 'element', 'attribute', 'status', 'target', 'via', 'note']);
+const STRING_ORDER = /** @type {const} */ (['source', 'kind', 'url', 'element', 'attribute', 'status', 'target', 'via', 'note', 'type']);
 /** Where each of them is kept: 0 url and 1 target in `urls`, else 2 + its slot in a form. */
 const STRING_PLACES = STRING_ORDER.map((f) => (f === 'url' ? 0 : f === 'target' ? 1 : 2 + FORM_FIELDS.indexOf(/** @type {(typeof FORM_FIELDS)[number]} */ (f))));
 /** In narrow offsets, the 16-bit value that means absent. */
@@ -79,6 +79,8 @@ export class ReferenceTable {
     /** url and target ids, two per reference. */
     this.urls = new Uint32Array(n * 2);
     this.starts = new Uint32Array(n);
+    /** The image choice (html-refs.js) of the few references that have one, by index. @type {Map<number, number>} */
+    this.choices = new Map();
     /** @type {Map<string, number>} */
     const formIds = new Map();
     /** @type {number[]} */
@@ -93,7 +95,8 @@ export class ReferenceTable {
       this.urls[i * 2 + 1] = strings.id(ref.target);
       this.starts[i] = ref.start;
       const form = FORM_FIELDS.map((f) => strings.id(ref[f]));
-      form.push(ref.inPicture === undefined ? 0 : ref.inPicture ? 2 : 1);
+      form.push(ref.inPicture === undefined ? 0 : ref.inPicture ? 2 : 1, ref.media === undefined ? 0 : ref.media ? 2 : 1, ref.overridden === undefined ? 0 : ref.overridden ? 2 : 1);
+      if (ref.choice !== undefined) this.choices.set(i, ref.choice);
       const key = form.join(',');
       let id = formIds.get(key);
       if (id === undefined) {
@@ -153,6 +156,12 @@ export class ReferenceTable {
     }
     const inPicture = this.forms[form + FORM_FIELDS.length];
     if (inPicture) ref.inPicture = inPicture === 2;
+    const media = this.forms[form + FORM_FIELDS.length + 1];
+    if (media) ref.media = media === 2;
+    const overridden = this.forms[form + FORM_FIELDS.length + 2];
+    if (overridden) ref.overridden = overridden === 2;
+    const choice = this.choices.get(i);
+    if (choice !== undefined) ref.choice = choice;
     return /** @type {Reference} */ (ref);
   }
 

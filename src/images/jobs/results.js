@@ -38,8 +38,9 @@ export const COLOR_TYPES = /** @type {Record<number, string>} */ ({ 0: 'grey', 2
 
 /**
  * Runs a job; a file it cannot read becomes a one-line failure, never a crash.
- * @param {() => Promise<ImageResult>} work
- * @returns {Promise<ImageResult>}
+ * @template {{ status: string }} R
+ * @param {() => Promise<R>} work
+ * @returns {Promise<R | Failed>}
  */
 export async function guarded(work) {
   try {

@@ -1,0 +1,152 @@
+/**
+ * CSS backgrounds that offer an image in other formats: each `background` or
+ * `background-image` declaration that draws the image is followed by a copy
+ * whose url() is an image-set() with a typed entry per format, the image
+ * itself last:
+ *
+ *   background-image:url(a.jpg);
+ *   background-image:image-set(url(a.avif) type("image/avif"), url(a.jpg) type("image/jpeg"))
+ *
+ * A browser that cannot read image-set() with type() drops the second
+ * declaration as invalid and keeps the first; one that can takes the first
+ * type it shows. Style sheets, <style> elements and style attributes alike.
+ *
+ * Written by hand on the bytes around each reference the site model found
+ * (its URL's exact range): a CSS parser would rewrite the rest of the file,
+ * and the edit must touch nothing but the declaration. A declaration the scan
+ * cannot delimit safely (inside another function, an unquoted attribute,
+ * another property) is left as it is.
+ */
+import path from 'node:path';
+import { applyEdits, encodePath } from '../site/edits.js';
+import { encodeText } from '../site/charset.js';
+
+/** Properties whose url() may become an image-set(). */
+const PROPERTIES = new Set(['background', 'background-image']);
+const CSS_KINDS = new Set(['css-url', 'style-element-url', 'style-attribute-url']);
+
+/**
+ * @typedef {{ target: string, mime: string }} OfferedFormat
+ * @typedef {{ start: number, end: number, quote: string | null }} Declaration byte range; quote: the style attribute's
+ *   delimiter, null in a style sheet or <style>
+ */
+
+/**
+ * Adds the image-set() copy after every declaration that draws SHOWN.
+ * @param {import('../site/site.js').Site} site
+ * @param {string} shown site path of the image the declarations draw
+ * @param {OfferedFormat[]} sources preferred formats, in order
+ * @param {string} shownMime the type of SHOWN itself, its image-set() entry (last)
+ * @returns {Promise<number>} declarations given an image-set()
+ */
+export async function offerInCss(site, shown, sources, shownMime) {
+  /** @type {Map<string, import('../site/site.js').Reference[]>} */
+  const bySource = new Map();
+  for (const ref of site.referencesTo(shown)) {
+    if (!CSS_KINDS.has(ref.kind)) continue;
+    const list = bySource.get(ref.source) ?? [];
+    list.push(ref);
+    bySource.set(ref.source, list);
+  }
+  let offered = 0;
+  for (const [source, refs] of bySource) {
+    const file = site.get(source);
+    const bytes = await site.read(source);
+    const text = bytes.toString('latin1'); // one char a byte: offsets stay byte offsets; the scan looks at ASCII only
+    const fromDir = path.posix.dirname(source) === '.' ? '' : path.posix.dirname(source);
+    const relative = (/** @type {string} */ target) => encodePath(path.posix.relative(fromDir, target));
+    /** @type {import('../site/edits.js').Edit[]} */
+    const edits = [];
+    /** @type {Set<number>} */
+    const done = new Set();
+    for (const ref of refs) {
+      const call = urlCall(text, ref.start, ref.end);
+      if (!call) continue;
+      const declaration = declarationAround(text, call.start, call.end);
+      if (!declaration || done.has(declaration.start)) continue;
+      const body = text.slice(declaration.start, declaration.end);
+      const property = body.slice(0, body.indexOf(':')).trim().toLowerCase();
+      if (!PROPERTIES.has(property) || /image-set\(/i.test(body)) continue;
+      done.add(declaration.start);
+      const q = declaration.quote === '"' ? "'" : '"';
+      const fallback = text.slice(call.start, call.end);
+      const entries = [...sources.map(({ target, mime }) => `url(${relative(target)}) type(${q}${mime}${q})`), `${fallback} type(${q}${shownMime}${q})`];
+      const copy = text.slice(declaration.start, call.start) + `image-set(${entries.join(', ')})` + text.slice(call.end, declaration.end);
+      edits.push({ start: declaration.end, end: declaration.end, bytes: encodeText(`;${copy.trim()}`, /** @type {string} */ (file.charset ?? 'utf-8')) });
+      offered++;
+    }
+    if (edits.length > 0) await site.write(source, applyEdits(bytes, edits));
+  }
+  return offered;
+}
+
+/**
+ * The url( ... ) call around a URL's range, or null when the URL is not
+ * written in one (an import rule's string, an image-set() string).
+ * @param {string} text
+ * @param {number} urlStart
+ * @param {number} urlEnd
+ * @returns {{ start: number, end: number } | null}
+ */
+export function urlCall(text, urlStart, urlEnd) {
+  let i = urlStart - 1;
+  if (text[i] === '"' || text[i] === "'") i--;
+  while (i >= 0 && /\s/.test(text[i])) i--;
+  if (text[i] !== '(' || text.slice(i - 3, i).toLowerCase() !== 'url') return null;
+  const start = i - 3;
+  let j = urlEnd;
+  if (text[j] === '"' || text[j] === "'") j++;
+  while (j < text.length && /\s/.test(text[j])) j++;
+  if (text[j] !== ')') return null;
+  return { start, end: j + 1 };
+}
+
+/**
+ * The declaration (property: value) around a range, without its `;`, or null
+ * when it cannot be delimited: inside another function's parentheses, or in
+ * a style attribute without quotes.
+ * @param {string} text
+ * @param {number} from
+ * @param {number} to
+ * @returns {Declaration | null}
+ */
+export function declarationAround(text, from, to) {
+  let start = from - 1;
+  let depth = 0;
+  /** @type {string | null} */
+  let quote = null;
+  for (; start >= 0; start--) {
+    const c = text[start];
+    if (c === ')') depth++;
+    else if (c === '(') {
+      if (depth === 0) return null;
+      depth--;
+    } else if (depth === 0 && (c === ';' || c === '{')) break;
+    else if (depth === 0 && (c === '"' || c === "'")) {
+      // A quote outside parentheses before the property: a style attribute's delimiter.
+      quote = c;
+      break;
+    } else if (depth === 0 && (c === '=' || c === '<' || c === '>' || c === '}')) return null;
+  }
+  if (start < 0) return null;
+  let end = to;
+  depth = 0;
+  for (; end < text.length; end++) {
+    const c = text[end];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === '"' || c === "'") {
+      if (c === quote && depth === 0) break;
+      const close = text.indexOf(c, end + 1);
+      if (close === -1) return null;
+      end = close;
+    } else if (depth === 0 && (c === ';' || c === '}')) break;
+    else if (c === '<') return null;
+  }
+  if (end >= text.length && quote !== null) return null;
+  // Keep any space before the end out of the declaration, so the copy follows it directly.
+  let declEnd = end;
+  while (declEnd > to && /\s/.test(text[declEnd - 1])) declEnd--;
+  if (!text.slice(start + 1, from).includes(':')) return null;
+  return { start: start + 1, end: declEnd, quote };
+}

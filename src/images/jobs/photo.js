@@ -1,0 +1,262 @@
+/**
+ * The photo job: a lossy original (JPEG, lossy WebP, AVIF) re-encoded as
+ * mozjpeg JPEG, WebP and AVIF, each at the lowest quality whose result
+ * SSIMULACRA 2 scores at or above the gate against the original's pixels
+ * (docs/photos.md). The original was approximated by its author already; a
+ * re-encode that scores as visually identical costs the visitor nothing.
+ *
+ * Colour and orientation: the pixels compared are what a browser shows, the
+ * EXIF orientation applied and the ICC profile converted to sRGB, and every
+ * candidate is written upright (no orientation tag to lose) with the
+ * original's ICC profile when it has one that is not sRGB, so wide-gamut
+ * colours stay. The rest of the metadata (EXIF, XMP, IPTC) is dropped.
+ */
+import sharp from 'sharp';
+import { sniffImageType } from '../../site/sniff.js';
+import { ssimulacra2 } from '../ssimulacra2.js';
+import { guarded } from './results.js';
+
+/**
+ * @typedef {'avif' | 'webp' | 'jpeg'} PhotoFormat
+ *
+ * @typedef {object} PhotoJobOptions
+ * @property {number} score the SSIMULACRA 2 score every result must reach
+ * @property {PhotoFormat[]} formats the formats to try
+ * @property {number} maxPixels refuse images with more pixels than this
+ *
+ * @typedef {object} PhotoVariant one re-encoding that passed the gate
+ * @property {PhotoFormat} format
+ * @property {Buffer} bytes
+ * @property {number} quality the encoder's quality setting
+ * @property {number} score its SSIMULACRA 2 score against the original
+ *
+ * @typedef {object} PhotoTrial one format tried: its best variant, or why none
+ * @property {PhotoFormat} format
+ * @property {number | null} bytes the passing variant's size, null when none passed
+ * @property {number | null} quality
+ * @property {number | null} score the passing variant's score, or the best score seen
+ *
+ * @typedef {object} PhotoConverted
+ * @property {'converted'} status
+ * @property {PhotoFormat} originalFormat
+ * @property {number} width
+ * @property {number} height after orientation
+ * @property {PhotoVariant[]} variants smaller than the original, smallest first
+ * @property {PhotoTrial[]} trials every format tried
+ * @property {string[]} warnings
+ *
+ * @typedef {object} PhotoKept
+ * @property {'kept'} status
+ * @property {string} reason
+ * @property {PhotoTrial[]} [trials]
+ * @property {string[]} warnings
+ *
+ * @typedef {PhotoConverted | PhotoKept | import('./results.js').Failed} PhotoResult
+ */
+
+/** Qualities tried, per encoder: the search looks for the lowest that passes. */
+const QUALITY_RANGE = /** @type {Record<PhotoFormat, [number, number]>} */ ({ jpeg: [40, 95], webp: [40, 95], avif: [30, 90] });
+/** Where the search starts: a quality that often scores near 85 on photographs. */
+const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 84, webp: 90, avif: 72 });
+/** Score points per step of quality near the gate, measured on photographs: the search's first estimate of the slope. */
+const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 0.5, webp: 0.5, avif: 0.4 });
+/** The search stops when the bracket is this narrow; one step of quality changes a photo's size by about 1-3%. */
+const QUALITY_STEP = 2;
+/**
+ * Encoders as the search runs them (fast) and as the result is written.
+ * AVIF's effort changes its bytes, not its score at a given quality (within
+ * about 0.3 on photographs), so the search runs at effort 2 (8x faster) and
+ * the found quality is written at effort 4, measured again.
+ */
+const SEARCH = /** @type {Record<PhotoFormat, (image: import('sharp').Sharp, quality: number) => import('sharp').Sharp>} */ ({
+  jpeg: (image, quality) => image.jpeg({ quality, mozjpeg: true }),
+  webp: (image, quality) => image.webp({ quality, effort: 4, smartSubsample: true }),
+  avif: (image, quality) => image.avif({ quality, effort: 2 }),
+});
+const FINAL = /** @type {Record<PhotoFormat, ((image: import('sharp').Sharp, quality: number) => import('sharp').Sharp) | null>} */ ({
+  jpeg: null,
+  webp: null,
+  avif: (image, quality) => image.avif({ quality, effort: 4 }),
+});
+
+/**
+ * @param {{ bytes: Uint8Array, options: PhotoJobOptions }} input
+ * @returns {Promise<PhotoResult>}
+ */
+export async function photo({ bytes: input, options }) {
+  const bytes = Buffer.from(input.buffer, input.byteOffset, input.byteLength);
+  return guarded(async () => {
+    const type = sniffImageType(bytes);
+    if (type !== 'jpeg' && type !== 'webp' && type !== 'avif') return { status: 'kept', reason: `not a lossy photograph (${type ?? 'no image'})`, warnings: [] };
+    if (type === 'webp') {
+      const kind = webpKind(bytes);
+      if (kind !== 'lossy') return { status: 'kept', reason: kind === 'lossless' ? 'a lossless WebP: kept pixel-exact' : `an ${kind} WebP: kept as it is`, warnings: [] };
+    }
+    const meta = await sharp(bytes, { limitInputPixels: options.maxPixels }).metadata();
+    if ((meta.pages ?? 1) > 1) return { status: 'kept', reason: `animated (${meta.pages} frames): kept as it is`, warnings: [] };
+    const original = await shown(bytes, options.maxPixels);
+    if (original.width < 8 || original.height < 8) return { status: 'kept', reason: `too small to measure (${original.width}x${original.height}; the metric needs 8x8)`, warnings: [] };
+    const keepProfile = meta.icc !== undefined && !isSrgbProfile(meta.icc);
+    /** @type {PhotoTrial[]} */
+    const trials = [];
+    /** @type {PhotoVariant[]} */
+    const variants = [];
+    for (const format of options.formats) {
+      // JPEG has no alpha: a photo with transparency has no JPEG variant.
+      if (format === 'jpeg' && original.channels === 4) continue;
+      const found = await lowestPassing(bytes, original, format, keepProfile, options);
+      trials.push(found.trial);
+      if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
+    }
+    variants.sort((a, b) => a.bytes.length - b.bytes.length);
+    if (variants.length === 0) {
+      const tried = trials.map((t) => (t.bytes === null ? `${t.format} below ${options.score} (best ${t.score?.toFixed(1)})` : `${t.format} ${t.bytes} B`)).join(', ');
+      return { status: 'kept', reason: `no re-encoding smaller (${bytes.length} B) at SSIMULACRA 2 >= ${options.score}: ${tried}`, trials, warnings: [] };
+    }
+    return { status: 'converted', originalFormat: type, width: original.width, height: original.height, variants, trials, warnings: [] };
+  });
+}
+
+/**
+ * The pixels a browser shows: EXIF orientation applied, converted to sRGB
+ * through the embedded profile (CMYK through sharp's built-in profile), alpha
+ * kept only where some pixel is not opaque.
+ * @param {Buffer} bytes
+ * @param {number} maxPixels
+ * @returns {Promise<import('../ssimulacra2.js').Ssimulacra2Image>}
+ */
+async function shown(bytes, maxPixels) {
+  const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels }).autoOrient().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+  if (info.channels === 4) {
+    let opaque = true;
+    for (let i = 3; i < data.length && opaque; i += 4) opaque = data[i] === 255;
+    if (opaque) return shown3(data, info.width, info.height);
+  }
+  if (info.channels !== 3 && info.channels !== 4) {
+    // Grey (1) or grey + alpha (2): as RGB(A), which the metric takes.
+    const rgb = await sharp(data, { raw: { width: info.width, height: info.height, channels: info.channels } }).toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+    return { data: rgb.data, width: info.width, height: info.height, channels: /** @type {3 | 4} */ (rgb.info.channels) };
+  }
+  return { data, width: info.width, height: info.height, channels: /** @type {3 | 4} */ (info.channels) };
+}
+
+/**
+ * RGBA with every alpha 255, as RGB.
+ * @param {Buffer} rgba
+ * @param {number} width
+ * @param {number} height
+ */
+function shown3(rgba, width, height) {
+  const rgb = Buffer.alloc(width * height * 3);
+  for (let i = 0, o = 0; i < rgba.length; i += 4, o += 3) {
+    rgb[o] = rgba[i];
+    rgb[o + 1] = rgba[i + 1];
+    rgb[o + 2] = rgba[i + 2];
+  }
+  return { data: rgb, width, height, channels: /** @type {3} */ (3) };
+}
+
+/**
+ * The lowest quality of one format whose encoding passes the gate. Scores
+ * rise with quality almost everywhere: from a first guess, the next quality
+ * is estimated from the slope, then the bracket of a failing and a passing
+ * quality is narrowed by interpolating the gate between their scores, down to
+ * QUALITY_STEP (typically 3 or 4 encodings). Where scores do not rise, the
+ * search still returns only a variant that was measured and passed.
+ * @param {Buffer} bytes
+ * @param {import('../ssimulacra2.js').Ssimulacra2Image} original
+ * @param {PhotoFormat} format
+ * @param {boolean} keepProfile
+ * @param {PhotoJobOptions} options
+ * @returns {Promise<{ trial: PhotoTrial, variant: PhotoVariant | null }>}
+ */
+async function lowestPassing(bytes, original, format, keepProfile, options) {
+  const [min, max] = QUALITY_RANGE[format];
+  const gate = options.score;
+  /** @param {(image: import('sharp').Sharp, quality: number) => import('sharp').Sharp} encoder @param {number} quality */
+  const measure = async (encoder, quality) => {
+    let image = sharp(bytes, { limitInputPixels: options.maxPixels }).autoOrient();
+    if (keepProfile) image = image.keepIccProfile();
+    const encoded = await encoder(image, quality).toBuffer();
+    return { encoded, score: ssimulacra2(original, await shown(encoded, options.maxPixels)) };
+  };
+  /** @type {Map<number, { encoded: Buffer, score: number }>} */
+  const tried = new Map();
+  /** @param {number} quality */
+  const attempt = async (quality) => {
+    const found = tried.get(quality) ?? (await measure(SEARCH[format], quality));
+    tried.set(quality, found);
+    return found.score;
+  };
+  /** @typedef {{ q: number, score: number }} Point */
+  /** The highest quality that failed and the lowest that passed, so far. @type {{ fail: Point | null, pass: Point | null }} */
+  const bracket = { fail: null, pass: null };
+  /** @param {number} q */
+  const tryAt = async (q) => {
+    const score = await attempt(q);
+    if (score >= gate) { if (!bracket.pass || q < bracket.pass.q) bracket.pass = { q, score }; }
+    else if (!bracket.fail || q > bracket.fail.q) bracket.fail = { q, score };
+    return score;
+  };
+  const first = FIRST_GUESS[format];
+  const s0 = await tryAt(first);
+  // One step along the expected slope, a little past the gate, to bracket it.
+  const second = Math.min(max, Math.max(min, first + Math.round((gate - s0) / SLOPE[format]) + (s0 < gate ? 1 : -1)));
+  if (second !== first) await tryAt(second);
+  // Widen until bracketed, or the range ends.
+  for (let q = bracket.fail?.q ?? first; !bracket.pass && q < max;) await tryAt((q = Math.min(max, q + 8)));
+  for (let q = bracket.pass?.q ?? first; bracket.pass && !bracket.fail && q > min;) await tryAt((q = Math.max(min, q - 8)));
+  for (let { fail, pass } = bracket; fail && pass && pass.q - fail.q > QUALITY_STEP; ({ fail, pass } = bracket)) {
+    const at = pass.score > fail.score ? fail.q + ((gate - fail.score) / (pass.score - fail.score)) * (pass.q - fail.q) : (fail.q + pass.q) / 2;
+    await tryAt(Math.min(pass.q - 1, Math.max(fail.q + 1, Math.round(at))));
+  }
+  const bestScore = Math.max(...[...tried.values()].map((t) => t.score));
+  if (!bracket.pass) return { trial: { format, bytes: null, quality: null, score: round(bestScore) }, variant: null };
+  let { q } = bracket.pass;
+  let { encoded, score } = /** @type {{ encoded: Buffer, score: number }} */ (tried.get(q));
+  const final = FINAL[format];
+  if (final) {
+    // Written at the final effort and measured again; a step up in quality where that misses the gate.
+    for (let next = q; next <= Math.min(max, q + 3); next += 1) {
+      const written = await measure(final, next);
+      if (written.score >= gate) {
+        ({ encoded, score } = written);
+        q = next;
+        break;
+      }
+      if (next === Math.min(max, q + 3)) return { trial: { format, bytes: null, quality: null, score: round(Math.max(bestScore, written.score)) }, variant: null };
+    }
+  }
+  return { trial: { format, bytes: encoded.length, quality: q, score: round(score) }, variant: { format, bytes: encoded, quality: q, score: round(score) } };
+}
+
+/** @param {number} score */
+const round = (score) => Math.round(score * 100) / 100;
+
+/**
+ * Whether a WebP is lossy, lossless or animated, by its chunks (RIFF):
+ * 'VP8 ' lossy, 'VP8L' lossless, 'VP8X' an extended file whose chunks tell.
+ * @param {Buffer} bytes
+ * @returns {'lossy' | 'lossless' | 'animated' | 'unreadable'}
+ */
+export function webpKind(bytes) {
+  for (let at = 12; at + 8 <= bytes.length;) {
+    const fourcc = bytes.toString('latin1', at, at + 4);
+    if (fourcc === 'VP8 ') return 'lossy';
+    if (fourcc === 'VP8L') return 'lossless';
+    if (fourcc === 'ANIM' || fourcc === 'ANMF') return 'animated';
+    const size = bytes.readUInt32LE(at + 4);
+    at += 8 + size + (size & 1);
+  }
+  return 'unreadable';
+}
+
+/**
+ * Whether an ICC profile describes sRGB (then browsers show the pixels the
+ * same without it): by its description tag, as profiles name themselves.
+ * @param {Buffer} icc
+ */
+function isSrgbProfile(icc) {
+  // The 'desc' tag: ASCII in v2 profiles, UTF-16BE in v4's 'mluc' (NULs dropped, the ASCII name remains).
+  return /sRGB/i.test(icc.toString('latin1').replace(/\0/g, ''));
+}
