@@ -38,7 +38,7 @@ export function readmeOptionRows(passes) {
   for (const [key, { definition, readers }] of optionTable(passes)) {
     const flag = [flagName(key, definition), definition.kind.argument].filter(Boolean).join(' ');
     const off = definition.kind.name === 'folder or false' ? `, \`--no-${flag.slice(2).split(' ')[0]}\`` : '';
-    const value = definition.kind === boolean ? (definition.default ? 'on' : 'off') : definition.default === undefined ? '' : `\`${Array.isArray(definition.default) ? definition.default.join('-') : definition.default}\``;
+    const value = definition.kind === boolean ? (definition.default ? 'on' : 'off') : definition.default === undefined ? '' : `\`${Array.isArray(definition.default) ? definition.default.join(definition.kind.name === 'range' ? '-' : ',') : definition.default}\``;
     const cell = (/** @type {string} */ s) => s.replace(/\|/g, '\\|');
     rows.push(`| \`${cell(flag)}\`${off} | ${cell(definition.doc)} | ${value} | ${readers.join(', ')} |`);
   }

@@ -66,14 +66,20 @@ export default {
 
 /**
  * Site paths that a page or style sheet draws (an <img>, a srcset, a CSS
- * background...), not only links to.
+ * background...) where no choice of formats is offered yet: an image that
+ * is only a <picture>'s source or fallback, or an image-set() entry, or the
+ * declaration an image-set() overrides, was given its formats already (by
+ * its author, or by pagediet when its output is built again) and is left
+ * as it is, so a second build changes nothing and re-encodes no re-encoding.
  * @param {import('../site/site.js').Site} site
  */
 function drawnImages(site) {
   /** @type {Set<string>} */
   const drawn = new Set();
+  /** @param {import('../site/site.js').Reference} ref */
+  const offeredAlready = (ref) => ref.kind === 'picture-source' || ref.inPicture === true || ref.overridden === true || (ref.type !== undefined && ref.element !== 'source');
   for (const target of site.referencedPaths()) {
-    if (site.referencesTo(target).some((ref) => REFERENCE_KINDS[ref.kind].subresource && ref.kind !== 'preload')) drawn.add(target);
+    if (site.referencesTo(target).some((ref) => REFERENCE_KINDS[ref.kind].subresource && ref.kind !== 'preload' && !offeredAlready(ref))) drawn.add(target);
   }
   return drawn;
 }

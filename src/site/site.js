@@ -35,6 +35,10 @@ import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycle
  * @property {number} [tagStart] for an <img src>: byte range of the element's start tag
  * @property {number} [tagEnd]
  * @property {boolean} [inPicture] for an <img src>: whether its parent is a <picture>
+ * @property {number} [choice] references of one image choice share it (html-refs.js: FoundReference)
+ * @property {string} [type] a <picture> source's type, an image-set() entry's type()
+ * @property {boolean} [media] a <picture> source with a media condition
+ * @property {boolean} [overridden] the url() of a declaration an image-set() after it overrides
  * @property {ResolveStatus} status
  * @property {string} [target] the site path it resolves to, when status is 'ok'
  * @property {'exact' | 'index' | 'extensionless'} [via]

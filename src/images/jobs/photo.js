@@ -88,6 +88,7 @@ export async function photo({ bytes: input, options }) {
   return guarded(async () => {
     const type = sniffImageType(bytes);
     if (type !== 'jpeg' && type !== 'webp' && type !== 'avif') return { status: 'kept', reason: `not a lossy photograph (${type ?? 'no image'})`, warnings: [] };
+    if (type === 'jpeg' && hasMark(bytes)) return { status: 'kept', reason: 're-encoded by pagediet already', warnings: [] };
     if (type === 'webp') {
       const kind = webpKind(bytes);
       if (kind !== 'lossy') return { status: 'kept', reason: kind === 'lossless' ? 'a lossless WebP: kept pixel-exact' : `an ${kind} WebP: kept as it is`, warnings: [] };
@@ -102,8 +103,9 @@ export async function photo({ bytes: input, options }) {
     /** @type {PhotoVariant[]} */
     const variants = [];
     for (const format of options.formats) {
-      // JPEG has no alpha: a photo with transparency has no JPEG variant.
-      if (format === 'jpeg' && original.channels === 4) continue;
+      // JPEG has no alpha: a photo with transparency has no JPEG variant; and only a JPEG becomes a JPEG
+      // (a WebP or AVIF original stays the fallback of its own sources).
+      if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
       const found = await lowestPassing(bytes, original, format, keepProfile, options);
       trials.push(found.trial);
       if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
@@ -227,11 +229,35 @@ async function lowestPassing(bytes, original, format, keepProfile, options) {
       if (next === Math.min(max, q + 3)) return { trial: { format, bytes: null, quality: null, score: round(Math.max(bestScore, written.score)) }, variant: null };
     }
   }
+  if (format === 'jpeg') encoded = withMark(encoded);
   return { trial: { format, bytes: encoded.length, quality: q, score: round(score) }, variant: { format, bytes: encoded, quality: q, score: round(score) } };
 }
 
 /** @param {number} score */
 const round = (score) => Math.round(score * 100) / 100;
+
+/**
+ * The comment a re-encoded JPEG carries (a COM segment, 12 bytes), so that
+ * building pagediet's output again does not re-encode a re-encoding: the
+ * gate compares with the file's own pixels, and losses would add up.
+ * AVIF and WebP results are only ever offered beside a fallback, and a
+ * choice of formats already offered is left alone (src/passes/photos.js).
+ */
+const MARK = Buffer.from('pagediet', 'latin1');
+const COM_SEGMENT = Buffer.concat([Buffer.from([0xff, 0xfe, 0x00, MARK.length + 2]), MARK]);
+
+/** @param {Buffer} jpeg */
+function withMark(jpeg) {
+  return Buffer.concat([jpeg.subarray(0, 2), COM_SEGMENT, jpeg.subarray(2)]);
+}
+
+/**
+ * Whether a JPEG carries pagediet's comment, right after its start marker.
+ * @param {Buffer} jpeg
+ */
+export function hasMark(jpeg) {
+  return jpeg.length > 2 + COM_SEGMENT.length && jpeg.subarray(2, 2 + COM_SEGMENT.length).equals(COM_SEGMENT);
+}
 
 /**
  * Whether a WebP is lossy, lossless or animated, by its chunks (RIFF):
