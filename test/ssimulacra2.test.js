@@ -12,6 +12,10 @@
  *   `version: '2.0'` against it on seeded images encoded by sharp.
  * - Exact properties: identical images score 100, an opaque RGBA image scores
  *   as its RGB, JPEG qualities score in order, bad input throws.
+ * - Exact scores, to the last bit, so that making the code faster cannot
+ *   change one: a table of scores pinned from the first implementation, and
+ *   ssimulacra2Scorer (the reference's half computed once) scoring exactly as
+ *   ssimulacra2() on every image, size, alpha case and order of calls.
  *
  * Agreement is not to the last digit: the references compute in float32, and
  * the recursive Gaussian's rounding errors (its poles are on the unit circle)
@@ -26,7 +30,7 @@ import sharp from 'sharp';
 // The package has no "main" or "exports", only "module", so its file is
 // imported by name; initSync instantiates the wasm from its bytes.
 import { initSync, new_buffer as newBuffer, calc_s2 as calcS2 } from 'calc-s2-rust/calc_s2_rust.js';
-import { ssimulacra2 } from '../src/images/ssimulacra2.js';
+import { ssimulacra2, ssimulacra2Scorer } from '../src/images/ssimulacra2.js';
 
 /** The seed of the images compared with calc-s2-rust: fixed, so every run is the same; PAGEDIET_SSIMULACRA2_SEED chooses another. */
 const SEED = Number(process.env.PAGEDIET_SSIMULACRA2_SEED ?? 20261125);
@@ -130,6 +134,20 @@ function synthPhoto(width, height, seed, channels = 3) {
 
 /** @param {Image} image */
 const copy = (image) => ({ ...image, data: image.data.slice() });
+
+/** @param {Image} image RGB @returns {Image} the same pixels as RGBA, every alpha 255 */
+function opaqueRgba(image) {
+  const data = new Uint8Array(image.width * image.height * 4).fill(255);
+  for (let i = 0, j = 0; i < image.data.length; i += 3, j += 4) data.set(image.data.subarray(i, i + 3), j);
+  return { ...image, data, channels: 4 };
+}
+
+/** @param {Image} image RGBA @returns {Image} its colour samples as RGB, alpha dropped */
+function dropAlpha(image) {
+  const data = new Uint8Array(image.width * image.height * 3);
+  for (let i = 0, j = 0; j < data.length; i += 4, j += 3) data.set(image.data.subarray(i, i + 3), j);
+  return { ...image, data, channels: 3 };
+}
 
 /**
  * A copy with FN applied to every colour sample (alpha kept).
@@ -235,6 +253,33 @@ const LIBJXL = [
 ];
 
 /**
+ * Exact scores of synthPhoto(width, height, seed, channels) against each
+ * distortion, as the first implementation (commit 4f3e207, before the scorer
+ * and the row-at-a-time blur) computed them: every change for speed must
+ * leave them to the last bit. They depend on nothing but IEEE arithmetic and
+ * V8's Math.pow and Math.cbrt (ports of fdlibm); should a Node release change
+ * those, every row moves at once, by an ulp or so, and the table is pinned
+ * again from the code of that commit.
+ * @type {[number, number, number, 3 | 4, string, '2.1' | '2.0', number][]} width, height, seed, channels, distortion, version, score
+ */
+const EXACT = [
+  [192, 144, 7, 3, 'noise 2', '2.1', 94.4643187564253], [192, 144, 7, 3, 'noise 6', '2.1', 84.81679887863812],
+  [192, 144, 7, 3, 'noise 20', '2.1', 48.15303463583483], [192, 144, 7, 3, 'posterize 6', '2.1', 92.34980649731608],
+  [192, 144, 7, 3, 'posterize 24', '2.1', 66.29920564114012], [192, 144, 7, 3, 'box blur 3x3', '2.1', 63.813077385000994],
+  [192, 144, 7, 3, 'blocks 8x8 50%', '2.1', 44.93554974924056], [192, 144, 7, 3, 'blocks 8x8 90%', '2.1', 3.4994450252024336],
+  [192, 144, 7, 3, 'red +4', '2.1', 92.32065864609172], [192, 144, 8, 4, 'noise 6', '2.1', 87.65103969450794],
+  [192, 144, 8, 4, 'box blur 3x3', '2.1', 64.08528394863275], [192, 144, 8, 4, 'blocks 8x8 50%', '2.1', 45.80822085904909],
+  [192, 144, 8, 4, 'red +4', '2.1', 92.53374632790484], [61, 37, 9, 3, 'noise 6', '2.1', 54.05496774742309],
+  [61, 37, 9, 3, 'posterize 24', '2.1', 21.552514934337154], [8, 8, 36, 3, 'noise 6', '2.1', 95.83014445886792],
+  [9, 13, 42, 3, 'noise 6', '2.1', 95.51489219806425], [17, 11, 48, 3, 'noise 6', '2.1', 95.2408079599176],
+  [33, 9, 62, 3, 'noise 6', '2.1', 95.3805602666862], [9, 13, 43, 4, 'box blur 3x3', '2.1', 82.13963074528803],
+  [192, 144, 7, 3, 'noise 6', '2.0', 88.18889244975851], [192, 144, 7, 3, 'box blur 3x3', '2.0', 68.41881552757107],
+  [192, 144, 8, 4, 'noise 6', '2.0', 92.85722501246526],
+];
+/** The same for synthPhoto(96, 64, 30) as RGB, as RGBA, and as RGB with every alpha 255, compared with each other. */
+const EXACT_ALPHA = { rgbVsRgba: 22.368432918625587, rgbaVsRgb: -49.22975746569611, opaqueVsRgba: -49.3685662254444 };
+
+/**
  * @param {Image} image
  * @param {'jpeg' | 'webp' | 'avif'} format
  * @param {object} options
@@ -299,6 +344,66 @@ describe('ssimulacra2', () => {
     expect(() => ssimulacra2(image, /** @type {any} */ ({ ...image, channels: 2 }))).toThrow(/distorted image must have 3 \(RGB\) or 4 \(RGBA\) channels/);
     expect(() => ssimulacra2(image, /** @type {any} */ ({ ...image, data: Array.from(image.data) }))).toThrow(/Uint8Array/);
     expect(() => ssimulacra2(image, image, /** @type {any} */ ({ version: '3' }))).toThrow(/unknown version/);
+  });
+
+  it('keeps its exact scores: pinned to the last bit, RGB and RGBA, both versions, down to 8x8', () => {
+    for (const [width, height, seed, channels, distortion, version, expected] of EXACT) {
+      const image = synthPhoto(width, height, seed, channels);
+      expect(ssimulacra2(image, DISTORTIONS[distortion](image), { version }), `${width}x${height} seed ${seed} ${channels} ${distortion} ${version}`).toBe(expected);
+    }
+    const rgb = synthPhoto(96, 64, 30, 3), rgba = synthPhoto(96, 64, 30, 4);
+    expect(ssimulacra2(rgb, rgba)).toBe(EXACT_ALPHA.rgbVsRgba);
+    expect(ssimulacra2(rgba, rgb)).toBe(EXACT_ALPHA.rgbaVsRgb);
+    expect(ssimulacra2(opaqueRgba(rgb), rgba)).toBe(EXACT_ALPHA.opaqueVsRgba);
+  });
+
+  it('scores with ssimulacra2Scorer exactly as ssimulacra2(), call after call in any order, with and without alpha, down to 8x8', () => {
+    /** @type {[string, Image][]} references: RGB, RGBA with transparency, and RGBA all opaque */
+    const references = [];
+    for (const [width, height, seed] of [[192, 144, 7], [61, 37, 9], [8, 8, 36], [9, 13, 42], [12, 12, 44], [17, 11, 48], [15, 8, 43], [8, 40, 68], [33, 9, 62]]) {
+      references.push([`${width}x${height} RGB`, synthPhoto(width, height, seed)], [`${width}x${height} RGBA`, synthPhoto(width, height, seed + 1, 4)]);
+    }
+    references.push(['96x64 opaque RGBA', opaqueRgba(synthPhoto(96, 64, 30))]);
+    let compared = 0;
+    for (const [name, reference] of references) {
+      /** @type {[string, Image][]} */
+      const distorted = Object.entries(DISTORTIONS).map(([distortion, fn]) => [distortion, fn(reference)]);
+      distorted.push(['identical', copy(reference)]);
+      // The other alpha cases: an RGB image against an RGBA reference and the other way round
+      // (against an RGB reference, a transparent image is blended on grey; against an opaque
+      // RGBA one, on dark and light).
+      if (reference.channels === 4) distorted.push(['alpha dropped', dropAlpha(reference)]);
+      else distorted.push(['with transparency', synthPhoto(reference.width, reference.height, 99, 4)]);
+      if (name === '96x64 opaque RGBA') distorted.push(['with transparency', synthPhoto(96, 64, 30, 4)]);
+      // 2.0 differs only in its XYB offsets and weights: on two references.
+      for (const version of /** @type {const} */ (name.startsWith('61x37') ? ['2.1', '2.0'] : ['2.1'])) {
+        const expected = distorted.map(([, image]) => ssimulacra2(reference, image, { version }));
+        const scorer = ssimulacra2Scorer(reference, { version });
+        // Forwards, backwards, and repeats: no score may depend on the ones before it.
+        const order = [...distorted.keys(), ...[...distorted.keys()].reverse(), 3, 0, 3];
+        for (const i of order) {
+          expect(scorer.score(distorted[i][1]), `${name} ${distorted[i][0]} ${version}`).toBe(expected[i]);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(400);
+  });
+
+  it('ssimulacra2Scorer keeps nothing of the reference but its planes, and refuses what ssimulacra2() refuses', () => {
+    const reference = synthPhoto(40, 30, 77);
+    const distorted = DISTORTIONS['noise 6'](reference);
+    const expected = ssimulacra2(reference, distorted);
+    const pixels = copy(reference);
+    const scorer = ssimulacra2Scorer(pixels);
+    pixels.data.fill(0);
+    expect(scorer.score(distorted)).toBe(expected);
+    expect(() => scorer.score(synthPhoto(40, 31, 77))).toThrow(/differ in size: reference 40x30, distorted 40x31/);
+    expect(() => scorer.score(/** @type {any} */ ({ ...distorted, channels: 2 }))).toThrow(/distorted image must have 3 \(RGB\) or 4 \(RGBA\) channels/);
+    expect(() => ssimulacra2Scorer(synthPhoto(7, 16, 6))).toThrow(/at least 8x8 pixels, these are 7x16/);
+    expect(() => ssimulacra2Scorer({ ...reference, data: reference.data.subarray(1) })).toThrow(/reference image's data has 3599 bytes/);
+    expect(() => ssimulacra2Scorer(reference, /** @type {any} */ ({ version: '3' }))).toThrow(/unknown version/);
+    expect(scorer.score(distorted)).toBe(expected);
   });
 
   it("agrees with libjxl's ssimulacra2 tool (2.1) on pinned images, with and without alpha, down to 8x8", () => {

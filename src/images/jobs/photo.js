@@ -13,7 +13,7 @@
  */
 import sharp from 'sharp';
 import { sniffImageType } from '../../site/sniff.js';
-import { ssimulacra2 } from '../ssimulacra2.js';
+import { ssimulacra2Scorer } from '../ssimulacra2.js';
 import { guarded } from './results.js';
 
 /**
@@ -102,11 +102,14 @@ export async function photo({ bytes: input, options }) {
     const trials = [];
     /** @type {PhotoVariant[]} */
     const variants = [];
+    /** The original's half of the metric, computed once for every candidate of every format. @type {import('../ssimulacra2.js').Ssimulacra2Scorer | undefined} */
+    let scorer;
     for (const format of options.formats) {
       // JPEG has no alpha: a photo with transparency has no JPEG variant; and only a JPEG becomes a JPEG
       // (a WebP or AVIF original stays the fallback of its own sources).
       if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
-      const found = await lowestPassing(bytes, original, format, keepProfile, options);
+      scorer ??= ssimulacra2Scorer(original);
+      const found = await lowestPassing(bytes, scorer, format, keepProfile, options);
       trials.push(found.trial);
       if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
     }
@@ -166,13 +169,13 @@ function shown3(rgba, width, height) {
  * QUALITY_STEP (typically 3 or 4 encodings). Where scores do not rise, the
  * search still returns only a variant that was measured and passed.
  * @param {Buffer} bytes
- * @param {import('../ssimulacra2.js').Ssimulacra2Image} original
+ * @param {import('../ssimulacra2.js').Ssimulacra2Scorer} scorer scores against the original's pixels
  * @param {PhotoFormat} format
  * @param {boolean} keepProfile
  * @param {PhotoJobOptions} options
  * @returns {Promise<{ trial: PhotoTrial, variant: PhotoVariant | null }>}
  */
-async function lowestPassing(bytes, original, format, keepProfile, options) {
+async function lowestPassing(bytes, scorer, format, keepProfile, options) {
   const [min, max] = QUALITY_RANGE[format];
   const gate = options.score;
   /** @param {(image: import('sharp').Sharp, quality: number) => import('sharp').Sharp} encoder @param {number} quality */
@@ -180,7 +183,7 @@ async function lowestPassing(bytes, original, format, keepProfile, options) {
     let image = sharp(bytes, { limitInputPixels: options.maxPixels }).autoOrient();
     if (keepProfile) image = image.keepIccProfile();
     const encoded = await encoder(image, quality).toBuffer();
-    return { encoded, score: ssimulacra2(original, await shown(encoded, options.maxPixels)) };
+    return { encoded, score: scorer.score(await shown(encoded, options.maxPixels)) };
   };
   /** @type {Map<number, { encoded: Buffer, score: number }>} */
   const tried = new Map();
