@@ -30,6 +30,7 @@ import sharp from 'sharp';
 // The package has no "main" or "exports", only "module", so its file is
 // imported by name; initSync instantiates the wasm from its bytes.
 import { initSync, new_buffer as newBuffer, calc_s2 as calcS2 } from 'calc-s2-rust/calc_s2_rust.js';
+import { Rng } from '../scripts/fixtures/random.js';
 import { ssimulacra2, ssimulacra2Scorer } from '../src/images/ssimulacra2.js';
 
 /** The seed of the images compared with calc-s2-rust: fixed, so every run is the same; PAGEDIET_SSIMULACRA2_SEED chooses another. */
@@ -68,16 +69,10 @@ function calcS2Rust(a, b) {
   }
 }
 
-/** @param {number} seed mulberry32: numbers in [0, 1), the same on every machine */
+/** @param {number} seed numbers in [0, 1), the same on every machine (the fixtures' mulberry32) */
 function random(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(seed);
+  return () => rng.next();
 }
 
 /** @param {number} v */

@@ -171,9 +171,12 @@ export async function pointAtReplacements(site, ctx, replacements, { prune }) {
  * @param {string} mime
  */
 export async function offerImage(site, ctx, { original, target, size }, mime) {
+  const refs = site.referencesTo(original.path);
+  const wrappable = await wrappableImages(site, refs);
+  const others = refs.filter((r) => !wrappable.includes(r));
   const wrapped = await wrapInPicture(site, original.path, [{ target, mime }]);
   // The pages were parsed again: find the other references anew.
-  const rest = site.referencesTo(original.path).filter((r) => !(r.element === 'img' && r.attribute === 'src' && r.inPicture));
+  const rest = site.referencesTo(original.path).filter((r) => others.some((o) => o.source === r.source && o.kind === r.kind && o.url === r.url));
   await site.retarget(rest.map((ref) => ({ ref, target })));
   ctx.rewrote(wrapped + rest.length);
   ctx.touched(target, original.outputSize, size);
@@ -192,24 +195,40 @@ export async function offerImage(site, ctx, { original, target, size }, mime) {
 export async function wrapInPicture(site, shown, sources) {
   /** @type {Map<string, import('../site/edits.js').Edit[]>} */
   const bySource = new Map();
-  let wrapped = 0;
-  for (const ref of site.referencesTo(shown)) {
-    if (ref.element !== 'img' || ref.attribute !== 'src' || ref.inPicture || ref.tagStart === undefined || ref.tagEnd === undefined) continue;
+  const wrappable = await wrappableImages(site, site.referencesTo(shown));
+  for (const ref of wrappable) {
     const page = site.get(ref.source);
-    const bytes = await site.read(ref.source);
-    // An <img srcset> chooses among sizes itself: a <source> would override its choice.
-    if (/\ssrcset\s*=/i.test(bytes.toString('latin1', ref.tagStart, ref.tagEnd))) continue;
+    const tagStart = /** @type {number} */ (ref.tagStart), tagEnd = /** @type {number} */ (ref.tagEnd);
     const charset = /** @type {string} */ (page.charset);
     const dir = path.posix.dirname(ref.source);
     const offered = sources.map(({ target, mime }) => `<source srcset="${encodePath(path.posix.relative(dir === '.' ? '' : dir, target))}" type="${mime}">`).join('');
     const edits = bySource.get(ref.source) ?? [];
-    edits.push({ start: ref.tagStart, end: ref.tagStart, bytes: encodeText(`<picture>${offered}`, charset) });
-    edits.push({ start: ref.tagEnd, end: ref.tagEnd, bytes: encodeText('</picture>', charset) });
+    edits.push({ start: tagStart, end: tagStart, bytes: encodeText(`<picture>${offered}`, charset) });
+    edits.push({ start: tagEnd, end: tagEnd, bytes: encodeText('</picture>', charset) });
     bySource.set(ref.source, edits);
-    wrapped++;
   }
   for (const [source, edits] of bySource) await site.write(source, applyEdits(await site.read(source), edits));
-  return wrapped;
+  return wrappable.length;
+}
+
+/**
+ * Of an image's references, the <img src> that wrapInPicture wraps: outside
+ * a <picture>, and without a srcset (an <img srcset> chooses among sizes
+ * itself: a <source> would override its choice).
+ * @param {Site} site
+ * @param {import('../site/site.js').Reference[]} refs
+ */
+async function wrappableImages(site, refs) {
+  /** @type {Map<string, Buffer>} each page read once */
+  const pages = new Map();
+  const found = [];
+  for (const ref of refs) {
+    if (ref.element !== 'img' || ref.attribute !== 'src' || ref.inPicture || ref.tagStart === undefined || ref.tagEnd === undefined) continue;
+    let bytes = pages.get(ref.source);
+    if (!bytes) pages.set(ref.source, (bytes = await site.read(ref.source)));
+    if (!/\ssrcset\s*=/i.test(bytes.toString('latin1', ref.tagStart, ref.tagEnd))) found.push(ref);
+  }
+  return found;
 }
 
 /**
