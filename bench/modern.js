@@ -117,7 +117,7 @@ async function scores(out) {
   const all = [];
   for (const file of walk(out).filter((f) => /\.(jpe?g|webp|avif)$/i.test(f))) {
     const rel = path.relative(out, file);
-    const stem = rel.replace(/(-\d+)?(@\d+w)?\.(jpe?g|webp|avif)$/i, '');
+    const stem = rel.replace(/(-\d+w|-\d+)?(@\d+w)?\.(jpe?g|webp|avif)$/i, '');
     const original = originals.find((o) => path.relative(INPUT, o).replace(/\.(jpe?g|webp)$/i, '') === stem);
     if (!original || path.relative(INPUT, original) === rel) continue;
     const bytes = fs.readFileSync(file);

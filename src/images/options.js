@@ -1,9 +1,9 @@
 /**
  * The options the image passes share: each is one entry of the option table
- * that gif-to-png, animations and png (and text-images, for prune) list.
+ * that the image passes list (gif-to-png, animations, png, photos, image-markup, text-images).
  */
-import { boolean, qualityRange, wholeNumber } from '../options/kinds.js';
-import { option } from '../options/table.js';
+import { boolean, qualityRange, text, wholeNumber } from '../options/kinds.js';
+import { option, optional } from '../options/table.js';
 import { DEFAULT_MAX_PIXELS } from './gif.js';
 import { DEFAULT_ZOPFLI_ITERATIONS } from './png/rank.js';
 
@@ -12,6 +12,8 @@ export const lossy = option(boolean, false, 'allow lossy image encodings (quanti
 export const quality = option(qualityRange, /** @type {[number, number]} */ ([65, 80]), 'with lossy: the quality floor a result must reach and the target, 0-100 on libimagequant\'s scale');
 export const zopfliIterations = option(wholeNumber(), DEFAULT_ZOPFLI_ITERATIONS, 'also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (0: libdeflate only)');
 export const maxPixels = option(wholeNumber(), DEFAULT_MAX_PIXELS, 'leave alone images with more pixels (decompression bombs)');
+/** The passes that open pages in Chromium (text-images, photos, image-markup) share it. */
+export const browser = optional(text('<path>', { path: true }), 'a Chromium, Chrome or Edge executable to measure layout and prove changes in, tried before the browsers pagediet finds (see pagediet doctor)');
 
 /** What every image job is told: the encoders' settings. */
 export const IMAGE_JOB_OPTIONS = { lossy, quality, zopfliIterations, maxPixels };

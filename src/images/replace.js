@@ -76,7 +76,7 @@ async function headOf(site, file) {
  * @param {PassContext} ctx
  * @param {SiteFile[]} files
  * @param {string} job
- * @param {object} options
+ * @param {object | ((file: SiteFile) => object)} options the job's options, or each file's
  * @param {((bytes: Buffer) => string | false | null) | null} check
  * @param {(file: SiteFile, result: ImageResult) => void | Promise<void>} handle
  */
@@ -91,7 +91,7 @@ export async function eachImageResult(site, ctx, files, job, options, check, han
     }
     const verdict = check ? check(bytes) : null;
     if (verdict !== null) return { skipped: verdict, result: null };
-    return { skipped: false, result: /** @type {ImageResult} */ (await ctx.compute(job, bytes, options)) };
+    return { skipped: false, result: /** @type {ImageResult} */ (await ctx.compute(job, bytes, typeof options === 'function' ? options(file) : options)) };
   }, async (outcome, file) => {
     ctx.progress(file.path, { done: ++done, total: files.length });
     if (outcome.result) await handle(file, outcome.result);
@@ -106,10 +106,11 @@ export async function eachImageResult(site, ctx, files, job, options, check, han
  * @param {Site} site
  * @param {string} original
  * @param {string} extension without the dot
+ * @param {string} [suffix] added to the name, e.g. '-480w' for a smaller width
  */
-export function convertedPath(site, original, extension) {
+export function convertedPath(site, original, extension, suffix = '') {
   const dir = path.posix.dirname(original);
-  const base = path.posix.basename(original).replace(/\.(gif|png|apng|jpe?g|webp|avif)$/i, '');
+  const base = path.posix.basename(original).replace(/\.(gif|png|apng|jpe?g|webp|avif)$/i, '') + suffix;
   const at = (/** @type {string} */ name) => (dir === '.' ? name : `${dir}/${name}`);
   let candidate = at(`${base}.${extension}`);
   for (let n = 2; site.files.has(candidate) || site.directories.has(candidate); n++) candidate = at(`${base}-${n}.${extension}`);
@@ -129,10 +130,11 @@ export function convertedPath(site, original, extension) {
  * @param {SiteFile} original
  * @param {Buffer} bytes
  * @param {string} extension
+ * @param {string} [suffix] added to the name (convertedPath)
  * @returns {Promise<Replacement>}
  */
-export async function addReplacement(site, original, bytes, extension) {
-  const target = convertedPath(site, original.path, extension);
+export async function addReplacement(site, original, bytes, extension, suffix) {
+  const target = convertedPath(site, original.path, extension, suffix);
   await site.add(target, bytes, original.mtimeMs);
   await site.bytes.settle();
   return { original, target, size: bytes.length };

@@ -13,6 +13,7 @@ const MODULES = [
   'animations',
   'png',
   'photos',
+  'image-markup',
   'html-case',
   'minify-html',
   'css',

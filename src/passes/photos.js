@@ -5,14 +5,23 @@
  * scores at or above the gate (src/images/jobs/photo.js). An <img> gets a
  * <picture> with a typed <source> for each new format smaller than its
  * fallback; the fallback is the re-encoded file of the original's own format
- * when that passed and is smaller, else the original. Links to the photo
+ * when that passed and is smaller, else the original. Where Chromium draws an
+ * <img> smaller than its photo, smaller widths are made too and offered with
+ * srcset and a `sizes` from the measured boxes; every page whose markup
+ * changed is measured again, and a page where any box moved keeps the markup
+ * it had. Links to the photo
  * (<a href>, <link>) keep pointing at the original, which stays in the output
  * unless --prune. docs/photos.md.
  */
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
+import { applyEdits } from '../site/edits.js';
+import { encodeText } from '../site/charset.js';
 import { addReplacement, eachImageResult, imagesOfType, wrapInPicture } from '../images/replace.js';
 import { offerInCss } from '../images/image-set.js';
-import { maxPixels, prune } from '../images/options.js';
+import { browser, maxPixels, prune } from '../images/options.js';
+import { layoutDifference, siteLayouts } from '../images/layout.js';
+import { sizesAttribute, sizesEntries, srcsetAttribute } from '../images/responsive.js';
+import { launchBrowser } from '../text-images/browser.js';
 import { boolean, someOf, wholeNumber } from '../options/kinds.js';
 import { option } from '../options/table.js';
 
@@ -22,18 +31,23 @@ const options = {
   lossless: option(boolean, false, 'keep every lossy original (JPEG, lossy WebP, AVIF) as it is: no re-encoding, not even a visually identical one'),
   photoScore: option(wholeNumber({ min: 50, max: 100, argument: '<score>' }), 85, 'the SSIMULACRA 2 score a re-encoded photograph must reach against its original (85: indistinguishable in a flip test at 1:1; 90: in a flicker test)'),
   photoFormats: option(someOf(/** @type {const} */ (['avif', 'webp', 'jpeg'])), /** @type {PhotoFormat[]} */ (['avif', 'webp', 'jpeg']), 'the formats photographs may be re-encoded as'),
+  responsive: option(boolean, true, 'give photographs drawn smaller than they are stored smaller widths too (srcset and sizes from the layout Chromium measures)'),
   maxPixels,
   prune,
+  browser,
 };
 
 const MIME = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'image/avif', webp: 'image/webp', jpeg: 'image/jpeg' });
 const EXTENSION = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'avif', webp: 'webp', jpeg: 'jpg' });
+/** @typedef {import('../images/jobs/photo.js').PhotoVariant} PhotoVariant */
+/** @typedef {import('../images/layout.js').PageLayout} PageLayout */
+
 const NAME = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'AVIF', webp: 'WebP', jpeg: 'JPEG' });
 
 /** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'photos',
-  description: 'JPEG, lossy WebP and AVIF photographs re-encoded as AVIF, WebP and mozjpeg where SSIMULACRA 2 scores them visually identical, offered through <picture>',
+  description: 'JPEG, lossy WebP and AVIF photographs re-encoded as AVIF, WebP and mozjpeg where SSIMULACRA 2 scores them visually identical, in the widths the layout draws them at, offered through <picture> and srcset',
   options,
   async run(site, ctx) {
     if (ctx.options.lossless) return;
@@ -41,28 +55,68 @@ export default {
     /** @type {import('../site/site.js').SiteFile[]} */
     const photos = [];
     for (const type of /** @type {const} */ (['jpeg', 'webp', 'avif'])) photos.push(...(await imagesOfType(site, type)).filter((file) => drawn.has(file.path)));
+    if (!photos.length) return;
     photos.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const jobOptions = { score: ctx.options.photoScore, formats: ctx.options.photoFormats, maxPixels: ctx.options.maxPixels };
-    /** @type {{ file: import('../site/site.js').SiteFile, result: import('../images/jobs/photo.js').PhotoConverted }[]} */
-    const converted = [];
-    await eachImageResult(site, ctx, photos, 'photo', jobOptions, null, async (file, result) => {
-      const photo = /** @type {import('../images/jobs/photo.js').PhotoResult} */ (/** @type {unknown} */ (result));
-      if (photo.status === 'failed') {
-        ctx.warn(file.path, 'image-unreadable', `left as it is: ${photo.reason}`);
-        ctx.decide({ file: file.path, action: 'skipped', reason: photo.reason });
-      } else if (photo.status === 'kept') {
-        ctx.decide({ file: file.path, action: 'kept', reason: photo.reason });
-      } else {
-        converted.push({ file, result: photo });
+    const layouts = ctx.options.responsive ? await openLayouts(site, ctx, photos) : null;
+    try {
+      const jobOptions = (/** @type {import('../site/site.js').SiteFile} */ file) => ({
+        score: ctx.options.photoScore,
+        formats: ctx.options.photoFormats,
+        maxPixels: ctx.options.maxPixels,
+        sizes: layouts ? elementsDrawing(layouts.measured, file.path).map((e) => e.entries) : [],
+      });
+      /** @type {{ file: import('../site/site.js').SiteFile, result: import('../images/jobs/photo.js').PhotoConverted }[]} */
+      const converted = [];
+      await eachImageResult(site, ctx, photos, 'photo', jobOptions, null, async (file, result) => {
+        const photo = /** @type {import('../images/jobs/photo.js').PhotoResult} */ (/** @type {unknown} */ (result));
+        if (photo.status === 'failed') {
+          ctx.warn(file.path, 'image-unreadable', `left as it is: ${photo.reason}`);
+          ctx.decide({ file: file.path, action: 'skipped', reason: photo.reason });
+        } else if (photo.status === 'kept') {
+          ctx.decide({ file: file.path, action: 'kept', reason: photo.reason });
+        } else {
+          converted.push({ file, result: photo });
+        }
+      });
+      const placed = [];
+      for (const { file, result } of converted) placed.push(await placeVariants(site, ctx, file, result));
+      /** Each page as it was before its markup changed, put back where a box moved. @type {Map<string, Buffer>} */
+      const before = new Map();
+      for (const file of [...site.files.values()]) if (file.role === 'page') before.set(file.path, await site.read(file.path));
+      for (const photo of placed) await offerChoices(site, photo, layouts?.measured ?? null, null, 'formats');
+      if (layouts) {
+        // Where a box moved (a style that selects the <img> as a child, which a <picture> no longer is),
+        // the page is put back and offered the widths alone, in the <img>'s own srcset; where that moves one too, nothing.
+        const moved = await movedPages(site, layouts, before);
+        for (const page of moved.keys()) await site.write(page, /** @type {Buffer} */ (before.get(page)));
+        for (const photo of placed) await offerChoices(site, photo, layouts.measured, new Set(moved.keys()), 'widths');
+        const still = await movedPages(site, layouts, new Map([...before].filter(([page]) => moved.has(page))));
+        for (const [page, width] of moved) {
+          if (still.has(page)) await site.write(page, /** @type {Buffer} */ (before.get(page)));
+          ctx.warn(page, 'layout-changed', still.has(page) ? `photographs offered no other formats nor widths here: a box moved at ${width} px wide with <picture>, and at ${still.get(page)} px with srcset alone` : `photographs offered in their widths only (no <picture>): with <picture> a box moved at ${width} px wide`);
+        }
       }
-    });
-    for (const { file, result } of converted) await offerPhoto(site, ctx, file, result);
-    if (ctx.options.prune) {
+      for (const photo of placed) {
+        // What each photo is offered through, counted in the pages as they end.
+        const refs = site.referencesTo(photo.fallback);
+        const sized = refs.filter((r) => r.element === 'img' && r.attribute === 'srcset').length;
+        const inPicture = refs.filter((r) => r.element === 'img' && r.attribute === 'src' && r.inPicture).length;
+        const backgrounds = refs.filter((r) => r.overridden).length;
+        ctx.rewrote(sized + inPicture + backgrounds);
+        const offers = [sized ? `${sized} <img> with srcset and sizes` : '', inPicture ? `${inPicture} <img> in <picture>` : '', backgrounds ? `${backgrounds} CSS background${backgrounds === 1 ? '' : 's'} with image-set()` : ''].filter(Boolean);
+        ctx.decide({ file: photo.original.path, action: 'changed', score: photo.score, reason: `${photo.original.outputSize} B → ${photo.described.join(', ')}${offers.length ? `; ${offers.join(', ')}` : ''}` });
+      }
       const after = site.referencedPaths();
-      for (const { file } of converted) if (!after.has(file.path)) site.remove(file.path);
+      for (const photo of placed) {
+        for (const added of photo.added) if (!after.has(added)) site.remove(added);
+        if (ctx.options.prune && !after.has(photo.original.path)) site.remove(photo.original.path);
+      }
+    } finally {
+      await layouts?.close();
     }
   },
 };
+
 
 /**
  * Site paths that a page or style sheet draws (an <img>, a srcset, a CSS
@@ -84,45 +138,187 @@ function drawnImages(site) {
   return drawn;
 }
 
+
 /**
- * Puts a photo's variants in the output and offers them: every reference that
- * draws the photo points at the fallback, and each <img> gets the smaller
- * formats as <source>s.
+ * @typedef {object} Layouts the pages that draw photographs in <img>s, measured
+ * @property {import('../images/layout.js').SiteLayouts} session
+ * @property {Map<string, PageLayout[]>} measured each page at its breakpoints, before any change
+ * @property {() => Promise<void>} close
+ *
+ * @typedef {object} PlacedPhoto a photo's variants in the site, its drawing references pointing at the fallback
+ * @property {import('../site/site.js').SiteFile} original
+ * @property {string} fallback site path of what <img src> and url() now show
+ * @property {{ target: string, mime: string, variant: PhotoVariant }[]} full the other formats at full size
+ *   worth offering (smaller than the fallback), best first
+ * @property {Map<string, { target: string, width: number }[]>} resized by MIME type, the smaller widths
+ * @property {string} fallbackMime
+ * @property {number} width the original's, upright
+ * @property {string[]} added every file added
+ * @property {string[]} described one phrase per file, for the decision
+ * @property {number} score the lowest score of what it serves
+ */
+
+/**
+ * Starts a browser and measures every page that draws one of the photos in
+ * an <img>; null, with a warning, when no browser starts.
  * @param {import('../site/site.js').Site} site
- * @param {import('../pass.js').PassContext} ctx
+ * @param {import('../pass.js').PassContext<any>} ctx
+ * @param {import('../site/site.js').SiteFile[]} photos
+ * @returns {Promise<Layouts | null>}
+ */
+async function openLayouts(site, ctx, photos) {
+  /** @type {Set<string>} */
+  const pages = new Set();
+  for (const photo of photos) for (const ref of site.referencesTo(photo.path)) if (ref.element === 'img' && ref.attribute === 'src') pages.add(ref.source);
+  if (!pages.size) return null;
+  let launched;
+  try {
+    launched = await launchBrowser({ browser: ctx.options.browser });
+  } catch (error) {
+    ctx.warn('', 'no-browser', `photographs get no smaller widths (nothing measures the layout): ${/** @type {Error} */ (error).message}`);
+    return null;
+  }
+  const { browser } = launched;
+  const session = await siteLayouts(browser, site);
+  /** @type {Map<string, PageLayout[]>} */
+  const measured = new Map();
+  let done = 0;
+  for (const page of [...pages].sort()) {
+    ctx.progress(`layout of ${page}`, { done: done++, total: pages.size });
+    measured.set(page, await session.measure(page));
+  }
+  return { session, measured, close: async () => { await session.close(); await browser.close(); } };
+}
+
+/**
+ * The <img>s that draw a photo, as measured: those outside a <picture> and
+ * without a srcset (the author chose their sizes), drawn at some viewport.
+ * @param {Map<string, PageLayout[]>} measured
+ * @param {string} photo site path
+ */
+function elementsDrawing(measured, photo) {
+  const found = [];
+  for (const [page, layouts] of measured) {
+    for (const image of layouts[0].images) {
+      if (image.path !== photo || image.inPicture || image.srcset) continue;
+      const drawn = layouts.map((l) => ({ viewport: l.viewport, width: l.images.find((i) => i.path === photo && i.occurrence === image.occurrence)?.width ?? Infinity }));
+      if (drawn.some((d) => d.width === Infinity) || drawn.every((d) => d.width === 0)) continue;
+      found.push({ page, occurrence: image.occurrence, entries: sizesEntries(drawn) });
+    }
+  }
+  return found;
+}
+
+/**
+ * Adds a photo's variants to the site and points every reference that
+ * draws it at the fallback.
+ * @param {import('../site/site.js').Site} site
+ * @param {import('../pass.js').PassContext<any>} ctx
  * @param {import('../site/site.js').SiteFile} original
  * @param {import('../images/jobs/photo.js').PhotoConverted} result
+ * @returns {Promise<PlacedPhoto>}
  */
-async function offerPhoto(site, ctx, original, result) {
+async function placeVariants(site, ctx, original, result) {
   const before = original.outputSize;
   const own = result.variants.find((v) => v.format === result.originalFormat) ?? null;
   const fallbackSize = own ? own.bytes.length : before;
-  const sources = result.variants.filter((v) => v.format !== result.originalFormat && v.bytes.length < fallbackSize);
-  let fallback = original.path;
-  /** @type {string[]} */
-  const described = [];
+  /** @type {PlacedPhoto} */
+  const placed = { original, fallback: original.path, full: [], resized: new Map(), fallbackMime: MIME[result.originalFormat], width: result.width, added: [], described: [], score: Infinity };
+  /** @param {PhotoVariant} variant @param {string} [suffix] */
+  const add = async (variant, suffix) => {
+    const { target } = await addReplacement(site, original, variant.bytes, EXTENSION[variant.format], suffix);
+    placed.added.push(target);
+    placed.described.push(`${target} (${NAME[variant.format]} q${variant.quality}, SSIMULACRA 2 ${variant.score.toFixed(1)}, ${variant.bytes.length} B)`);
+    placed.score = Math.min(placed.score, variant.score);
+    return target;
+  };
   if (own) {
-    const added = await addReplacement(site, original, own.bytes, EXTENSION[own.format]);
-    fallback = added.target;
+    placed.fallback = await add(own);
     const drawing = site.referencesTo(original.path).filter((ref) => REFERENCE_KINDS[ref.kind].subresource);
-    await site.retarget(drawing.map((ref) => ({ ref, target: fallback })));
+    await site.retarget(drawing.map((ref) => ({ ref, target: placed.fallback })));
     ctx.rewrote(drawing.length);
-    ctx.touched(fallback, before, own.bytes.length);
-    described.push(`${fallback} (${NAME[own.format]} q${own.quality}, SSIMULACRA 2 ${own.score.toFixed(1)}, ${own.bytes.length} B)`);
+    ctx.touched(placed.fallback, before, own.bytes.length);
   }
-  /** @type {{ target: string, mime: string }[]} */
-  const offered = [];
-  for (const variant of sources) {
-    const added = await addReplacement(site, original, variant.bytes, EXTENSION[variant.format]);
-    offered.push({ target: added.target, mime: MIME[variant.format] });
-    ctx.touched(added.target, 0, variant.bytes.length);
-    described.push(`${added.target} (${NAME[variant.format]} q${variant.quality}, SSIMULACRA 2 ${variant.score.toFixed(1)}, ${variant.bytes.length} B)`);
+  for (const variant of result.variants) {
+    if (variant.format === result.originalFormat || variant.bytes.length >= fallbackSize) continue;
+    const target = await add(variant);
+    placed.full.push({ target, mime: MIME[variant.format], variant });
+    ctx.touched(target, 0, variant.bytes.length);
   }
-  const wrapped = offered.length > 0 ? await wrapInPicture(site, fallback, offered) : 0;
-  const backgrounds = offered.length > 0 ? await offerInCss(site, fallback, offered, MIME[result.originalFormat]) : 0;
-  ctx.rewrote(wrapped + backgrounds);
-  const served = [own, ...sources].filter((v) => v !== null);
-  const score = Math.min(...served.map((v) => /** @type {import('../images/jobs/photo.js').PhotoVariant} */ (v).score));
-  const pictures = offered.length > 0 ? `; ${wrapped} <img> in <picture>, ${backgrounds} CSS background${backgrounds === 1 ? '' : 's'} with image-set()` : '';
-  ctx.decide({ file: original.path, action: 'changed', score, reason: `${before} B → ${described.join(', ')}${pictures}` });
+  // Smaller widths of the fallback's format, and of each format offered at full size.
+  const offered = new Set([result.originalFormat, ...placed.full.map((f) => f.variant.format)]);
+  for (const variant of result.resized) {
+    if (!offered.has(variant.format)) continue;
+    const target = await add(variant, `-${variant.width}w`);
+    const list = placed.resized.get(MIME[variant.format]) ?? [];
+    list.push({ target, width: variant.width });
+    placed.resized.set(MIME[variant.format], list);
+    ctx.touched(target, 0, variant.bytes.length);
+  }
+  return placed;
 }
+
+/**
+ * Offers a photo's formats and widths: each measured <img> gets srcset and
+ * sizes (in a <picture> with a typed <source> per format when there are
+ * other formats), every other <img> a <picture> of its formats, CSS
+ * backgrounds an image-set(). With 'widths', only the srcset and sizes of
+ * measured <img>s, in the fallback's format.
+ * @param {import('../site/site.js').Site} site
+ * @param {PlacedPhoto} photo
+ * @param {Map<string, PageLayout[]> | null} measured
+ * @param {Set<string> | null} pages only these pages (null: all)
+ * @param {'formats' | 'widths'} offer
+ */
+async function offerChoices(site, photo, measured, pages, offer) {
+  const full = offer === 'formats' ? photo.full : [];
+  if (measured && photo.resized.has(photo.fallbackMime)) {
+    /** @type {Map<string, import('../site/edits.js').Edit[]>} */
+    const bySource = new Map();
+    const refs = site.referencesTo(photo.fallback).filter((r) => r.element === 'img' && r.attribute === 'src' && r.tagStart !== undefined).sort((a, b) => /** @type {number} */ (a.tagStart) - /** @type {number} */ (b.tagStart));
+    for (const element of elementsDrawing(measured, photo.original.path)) {
+      if (pages && !pages.has(element.page)) continue;
+      const ref = refs.filter((r) => r.source === element.page)[element.occurrence];
+      if (!ref) continue;
+      const charset = /** @type {string} */ (site.get(ref.source).charset);
+      const sizes = sizesAttribute(element.entries);
+      /** @param {string} mime @param {string} fullSize */
+      const srcset = (mime, fullSize) => srcsetAttribute(ref.source, [...(photo.resized.get(mime) ?? []), { target: fullSize, width: photo.width }]);
+      const sources = full.map((f) => `<source type="${f.mime}" srcset="${srcset(f.mime, f.target)}" sizes="${sizes}">`).join('');
+      const tagStart = /** @type {number} */ (ref.tagStart), tagEnd = /** @type {number} */ (ref.tagEnd);
+      const bytes = await site.read(ref.source);
+      const closing = bytes[tagEnd - 2] === 0x2f ? tagEnd - 2 : tagEnd - 1; // before '/>' or '>'
+      const edits = bySource.get(ref.source) ?? [];
+      if (sources) edits.push({ start: tagStart, end: tagStart, bytes: encodeText(`<picture>${sources}`, charset) });
+      edits.push({ start: closing, end: closing, bytes: encodeText(` srcset="${srcset(photo.fallbackMime, photo.fallback)}" sizes="${sizes}"`, charset) });
+      if (sources) edits.push({ start: tagEnd, end: tagEnd, bytes: encodeText('</picture>', charset) });
+      bySource.set(ref.source, edits);
+    }
+    for (const [source, edits] of bySource) await site.write(source, applyEdits(await site.read(source), edits));
+  }
+  if (full.length > 0) {
+    await wrapInPicture(site, photo.fallback, full);
+    await offerInCss(site, photo.fallback, full, photo.fallbackMime);
+  }
+}
+
+/**
+ * The pages whose markup changed since `before` where a box moved, each with
+ * the first viewport width it moved at.
+ * @param {import('../site/site.js').Site} site
+ * @param {Layouts} layouts
+ * @param {Map<string, Buffer>} before
+ * @returns {Promise<Map<string, number>>}
+ */
+async function movedPages(site, layouts, before) {
+  /** @type {Map<string, number>} */
+  const moved = new Map();
+  for (const [page, bytes] of before) {
+    const measuredBefore = layouts.measured.get(page);
+    if (!measuredBefore || bytes.equals(await site.read(page))) continue;
+    const at = layoutDifference(measuredBefore, await layouts.session.measure(page, measuredBefore.map((l) => l.viewport)));
+    if (at !== null) moved.set(page, at);
+  }
+  return moved;
+}
+

@@ -11,9 +11,9 @@
  * src/text-images/candidates.js, the replacements' markup, cost and page
  * rewriting in src/text-images/apply.js.
  */
-import { prune } from '../images/options.js';
-import { boolean, fraction, oneOf, text } from '../options/kinds.js';
-import { option, optional } from '../options/table.js';
+import { browser, prune } from '../images/options.js';
+import { boolean, fraction, oneOf } from '../options/kinds.js';
+import { option } from '../options/table.js';
 import { NoBrowserError, RenderSessions } from '../text-images/browser.js';
 import { findBrowsers, howToGetABrowser } from '../text-images/browser-discovery.js';
 import { fitReplacement } from '../text-images/verify.js';
@@ -33,7 +33,7 @@ const options = {
   textImagesThreshold: option(fraction, 0.8, 'the similarity (0-1) a text image\'s replacement must reach against the image in Chromium'),
   textImagesCss: option(oneOf(/** @type {const} */ (['inline', 'file'])), 'inline', 'where text-image replacements\' CSS goes: a <style> in each page (inline), or one shared pagediet.css (file)'),
   ocr: option(boolean, true, 'read text images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)'),
-  browser: optional(text('<path>', { path: true }), 'a Chromium, Chrome or Edge executable to prove text-image replacements in, tried before the browsers pagediet finds (see pagediet doctor)'),
+  browser,
   prune,
 };
 

@@ -7,6 +7,7 @@ import { decodeHTMLAttribute } from 'entities';
 import { string as cssString } from 'css-tree';
 import { cssUrls, withChoice } from './css-refs.js';
 import { srcsetUrls } from './srcset.js';
+import { sizesWidth } from './image-choice.js';
 import { linkKind } from './reference-kinds.js';
 import { parsePage } from './html-tree.js';
 
@@ -31,6 +32,8 @@ import { parsePage } from './html-tree.js';
  * @property {string} [type] for a <picture>'s <source>: its type attribute; for an image-set() entry, its type(); lower case ('' when none)
  * @property {boolean} [media] for a <picture>'s <source>: whether it has a media condition
  * @property {boolean} [overridden] for the url() of a declaration that an image-set() after it overrides (css-refs.js)
+ * @property {{ width: number, wanted: number }} [fit] for a srcset candidate with a width descriptor: its width,
+ *   and the width the element's `sizes` asks for at the robot's viewport (image-choice.js; -1 when it cannot tell)
  *
  * @typedef {{ startOffset: number, endOffset: number }} Span
  */
@@ -134,7 +137,11 @@ export function referencesInTree(view, root) {
     for (const u of srcsetUrls(decoded.text)) {
       const start = range.start + decoded.offsets[u.start];
       const end = range.start + decoded.offsets[u.end];
-      push(markChoice(el, { kind, url: attributeText(view, start, end), start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: name }));
+      /** @type {FoundReference} */
+      const ref = { kind, url: attributeText(view, start, end), start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: name };
+      const width = /^(\d+)w$/.exec(u.descriptor);
+      if (width) ref.fit = { width: Number(width[1]), wanted: sizesWidth(el.attribs.sizes ?? '100vw') };
+      push(markChoice(el, ref));
     }
   };
   /**

@@ -81,6 +81,8 @@ export class ReferenceTable {
     this.starts = new Uint32Array(n);
     /** The image choice (html-refs.js) of the few references that have one, by index. @type {Map<number, number>} */
     this.choices = new Map();
+    /** The width descriptor and wanted width (html-refs.js) of the srcset candidates that have one, by index. @type {Map<number, { width: number, wanted: number }>} */
+    this.fits = new Map();
     /** @type {Map<string, number>} */
     const formIds = new Map();
     /** @type {number[]} */
@@ -97,6 +99,7 @@ export class ReferenceTable {
       const form = FORM_FIELDS.map((f) => strings.id(ref[f]));
       form.push(ref.inPicture === undefined ? 0 : ref.inPicture ? 2 : 1, ref.media === undefined ? 0 : ref.media ? 2 : 1, ref.overridden === undefined ? 0 : ref.overridden ? 2 : 1);
       if (ref.choice !== undefined) this.choices.set(i, ref.choice);
+      if (ref.fit !== undefined) this.fits.set(i, ref.fit);
       const key = form.join(',');
       let id = formIds.get(key);
       if (id === undefined) {
@@ -162,6 +165,8 @@ export class ReferenceTable {
     if (overridden) ref.overridden = overridden === 2;
     const choice = this.choices.get(i);
     if (choice !== undefined) ref.choice = choice;
+    const fit = this.fits.get(i);
+    if (fit !== undefined) ref.fit = fit;
     return /** @type {Reference} */ (ref);
   }
 

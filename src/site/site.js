@@ -39,6 +39,7 @@ import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycle
  * @property {string} [type] a <picture> source's type, an image-set() entry's type()
  * @property {boolean} [media] a <picture> source with a media condition
  * @property {boolean} [overridden] the url() of a declaration an image-set() after it overrides
+ * @property {{ width: number, wanted: number }} [fit] a srcset candidate's width descriptor and the width its sizes asks for
  * @property {ResolveStatus} status
  * @property {string} [target] the site path it resolves to, when status is 'ok'
  * @property {'exact' | 'index' | 'extensionless'} [via]

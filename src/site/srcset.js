@@ -5,10 +5,11 @@
  * outside parentheses).
  *
  * @param {string} value the attribute's raw text
- * @returns {{ start: number, end: number }[]} URL ranges within value
+ * @returns {{ start: number, end: number, descriptor: string }[]} URL ranges within value, with their
+ *   descriptors' text ('' when none, '480w', '2x')
  */
 export function srcsetUrls(value) {
-  /** @type {{ start: number, end: number }[]} */
+  /** @type {{ start: number, end: number, descriptor: string }[]} */
   const urls = [];
   const isSpace = (/** @type {string} */ c) => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f';
   let i = 0;
@@ -21,10 +22,11 @@ export function srcsetUrls(value) {
     let end = i;
     if (value[end - 1] === ',') {
       while (end > start && value[end - 1] === ',') end--;
-      if (end > start) urls.push({ start, end });
+      if (end > start) urls.push({ start, end, descriptor: '' });
       continue;
     }
-    urls.push({ start, end });
+    const url = { start, end, descriptor: '' };
+    urls.push(url);
     // Skip the descriptors, up to a comma that is not inside parentheses.
     let depth = 0;
     while (i < n) {
@@ -34,6 +36,7 @@ export function srcsetUrls(value) {
       else if (c === ',' && depth === 0) break;
       i++;
     }
+    url.descriptor = value.slice(end, i).trim();
   }
   return urls;
 }

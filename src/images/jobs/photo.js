@@ -15,6 +15,7 @@ import sharp from 'sharp';
 import { sniffImageType } from '../../site/sniff.js';
 import { ssimulacra2Scorer } from '../ssimulacra2.js';
 import { guarded } from './results.js';
+import { candidateWidths } from '../responsive.js';
 
 /**
  * @typedef {'avif' | 'webp' | 'jpeg'} PhotoFormat
@@ -23,9 +24,13 @@ import { guarded } from './results.js';
  * @property {number} score the SSIMULACRA 2 score every result must reach
  * @property {PhotoFormat[]} formats the formats to try
  * @property {number} maxPixels refuse images with more pixels than this
+ * @property {import('../responsive.js').SizesEntry[][]} [sizes] the `sizes` of each <img> that draws it, as
+ *   measured: smaller widths are made for them (candidateWidths), each scored against the original resized to it
  *
  * @typedef {object} PhotoVariant one re-encoding that passed the gate
  * @property {PhotoFormat} format
+ * @property {number} width its size: the original's (upright), or one of the widths asked for
+ * @property {number} height
  * @property {Buffer} bytes
  * @property {number} quality the encoder's quality setting
  * @property {number} score its SSIMULACRA 2 score against the original
@@ -41,7 +46,8 @@ import { guarded } from './results.js';
  * @property {PhotoFormat} originalFormat
  * @property {number} width
  * @property {number} height after orientation
- * @property {PhotoVariant[]} variants smaller than the original, smallest first
+ * @property {PhotoVariant[]} variants at the original's size, those smaller than the original, smallest first
+ * @property {PhotoVariant[]} resized at the smaller widths asked for, every format that passed, by width
  * @property {PhotoTrial[]} trials every format tried
  * @property {string[]} warnings
  *
@@ -109,16 +115,27 @@ export async function photo({ bytes: input, options }) {
       // (a WebP or AVIF original stays the fallback of its own sources).
       if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
       scorer ??= ssimulacra2Scorer(original);
-      const found = await lowestPassing(bytes, scorer, format, keepProfile, options);
+      const found = await lowestPassing(bytes, scorer, format, keepProfile, options, null);
       trials.push(found.trial);
       if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
     }
     variants.sort((a, b) => a.bytes.length - b.bytes.length);
-    if (variants.length === 0) {
+    /** @type {PhotoVariant[]} */
+    const resized = [];
+    for (const width of candidateWidths(options.sizes ?? [], original.width, original.height)) {
+      if (width < 8 || (original.height * width) / original.width < 8) continue;
+      const reference = ssimulacra2Scorer(await shown(bytes, options.maxPixels, width));
+      for (const format of options.formats) {
+        if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
+        const found = await lowestPassing(bytes, reference, format, keepProfile, options, width);
+        if (found.variant) resized.push(found.variant);
+      }
+    }
+    if (variants.length === 0 && resized.length === 0) {
       const tried = trials.map((t) => (t.bytes === null ? `${t.format} below ${options.score} (best ${t.score?.toFixed(1)})` : `${t.format} ${t.bytes} B`)).join(', ');
       return { status: 'kept', reason: `no re-encoding smaller (${bytes.length} B) at SSIMULACRA 2 >= ${options.score}: ${tried}`, trials, warnings: [] };
     }
-    return { status: 'converted', originalFormat: type, width: original.width, height: original.height, variants, trials, warnings: [] };
+    return { status: 'converted', originalFormat: type, width: original.width, height: original.height, variants, resized, trials, warnings: [] };
   });
 }
 
@@ -128,10 +145,13 @@ export async function photo({ bytes: input, options }) {
  * kept only where some pixel is not opaque.
  * @param {Buffer} bytes
  * @param {number} maxPixels
+ * @param {number} [width] resized to this width (lanczos3), as a smaller variant is
  * @returns {Promise<import('../ssimulacra2.js').Ssimulacra2Image>}
  */
-async function shown(bytes, maxPixels) {
-  const { data, info } = await sharp(bytes, { limitInputPixels: maxPixels }).autoOrient().toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
+async function shown(bytes, maxPixels, width) {
+  let image = sharp(bytes, { limitInputPixels: maxPixels }).autoOrient();
+  if (width) image = image.resize({ width, kernel: 'lanczos3' });
+  const { data, info } = await image.toColourspace('srgb').raw().toBuffer({ resolveWithObject: true });
   if (info.channels === 4) {
     let opaque = true;
     for (let i = 3; i < data.length && opaque; i += 4) opaque = data[i] === 255;
@@ -173,19 +193,23 @@ function shown3(rgba, width, height) {
  * @param {PhotoFormat} format
  * @param {boolean} keepProfile
  * @param {PhotoJobOptions} options
+ * @param {number | null} width resized to this width, or at the original's size
  * @returns {Promise<{ trial: PhotoTrial, variant: PhotoVariant | null }>}
  */
-async function lowestPassing(bytes, scorer, format, keepProfile, options) {
+async function lowestPassing(bytes, scorer, format, keepProfile, options, width) {
   const [min, max] = QUALITY_RANGE[format];
   const gate = options.score;
   /** @param {(image: import('sharp').Sharp, quality: number) => import('sharp').Sharp} encoder @param {number} quality */
   const measure = async (encoder, quality) => {
     let image = sharp(bytes, { limitInputPixels: options.maxPixels }).autoOrient();
+    if (width) image = image.resize({ width, kernel: 'lanczos3' });
     if (keepProfile) image = image.keepIccProfile();
     const encoded = await encoder(image, quality).toBuffer();
-    return { encoded, score: scorer.score(await shown(encoded, options.maxPixels)) };
+    const pixels = await shown(encoded, options.maxPixels);
+    return { encoded, score: scorer.score(pixels), width: pixels.width, height: pixels.height };
   };
-  /** @type {Map<number, { encoded: Buffer, score: number }>} */
+  /** @typedef {{ encoded: Buffer, score: number, width: number, height: number }} Measured */
+  /** @type {Map<number, Measured>} */
   const tried = new Map();
   /** @param {number} quality */
   const attempt = async (quality) => {
@@ -218,7 +242,7 @@ async function lowestPassing(bytes, scorer, format, keepProfile, options) {
   const bestScore = Math.max(...[...tried.values()].map((t) => t.score));
   if (!bracket.pass) return { trial: { format, bytes: null, quality: null, score: round(bestScore) }, variant: null };
   let { q } = bracket.pass;
-  let { encoded, score } = /** @type {{ encoded: Buffer, score: number }} */ (tried.get(q));
+  let { encoded, score, width: shownWidth, height: shownHeight } = /** @type {Measured} */ (tried.get(q));
   const final = FINAL[format];
   if (final) {
     // Written at the final effort and measured again; a step up in quality where that misses the gate.
@@ -233,7 +257,7 @@ async function lowestPassing(bytes, scorer, format, keepProfile, options) {
     }
   }
   if (format === 'jpeg') encoded = withMark(encoded);
-  return { trial: { format, bytes: encoded.length, quality: q, score: round(score) }, variant: { format, bytes: encoded, quality: q, score: round(score) } };
+  return { trial: { format, bytes: encoded.length, quality: q, score: round(score) }, variant: { format, width: shownWidth, height: shownHeight, bytes: encoded, quality: q, score: round(score) } };
 }
 
 /** @param {number} score */

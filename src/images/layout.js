@@ -1,0 +1,227 @@
+/**
+ * Layout as Chromium measures it. A site's pages are opened from the site
+ * model's current bytes (served to the browser by request interception:
+ * nothing is written to disk, nothing is fetched from the network) at every
+ * viewport width where the pages' media queries change the layout, and the
+ * box of every element is read. Photographs get sizes that fit the boxes they
+ * are drawn in (src/passes/photos.js) and image markup its loading hints
+ * (src/passes/image-markup.js) from these measurements, and both prove with
+ * them that no box moved.
+ */
+import { mimeType } from '../site/mime.js';
+
+/** The origin the site is served from inside the browser; .invalid never resolves. */
+export const ORIGIN = 'http://pagediet.invalid';
+/** The narrowest and widest viewports measured: a small phone and a full-HD screen. */
+export const MIN_VIEWPORT = 360;
+export const MAX_VIEWPORT = 1920;
+/** Every viewport is this tall: the first view a visitor sees (and what loading hints call "above the fold"). */
+export const VIEWPORT_HEIGHT = 800;
+/** How long a page may take to load and settle before it is measured as it stands. */
+const SETTLE_MS = 15000;
+
+/**
+ * @typedef {object} ImageBox one <img> as drawn
+ * @property {string} path the site path its src resolves to ('' when outside the site or none)
+ * @property {number} occurrence how many <img>s before it in the page resolve to the same path
+ * @property {number} x document coordinates, CSS px
+ * @property {number} y
+ * @property {number} width
+ * @property {number} height
+ * @property {boolean} inPicture its parent is a <picture>
+ * @property {boolean} srcset it has a srcset
+ *
+ * @typedef {object} PageLayout one page at one viewport width
+ * @property {number} viewport
+ * @property {number} scrollHeight
+ * @property {number[]} boxes x, y, width and height (in 1/64 px, the unit of layout) of every element
+ *   in the body but <picture> and <source>, in document order: markup that wraps an <img> in a
+ *   <picture> leaves this list alone unless it moves something
+ * @property {ImageBox[]} images
+ *
+ * @typedef {object} SiteLayouts
+ * @property {(page: string, viewports?: number[]) => Promise<PageLayout[]>} measure a page at its
+ *   breakpoints (or at the viewports given)
+ * @property {() => Promise<void>} close
+ */
+
+/**
+ * Opens a browser page that serves the site. Close it when done.
+ * @param {import('playwright-core').Browser} browser
+ * @param {import('../site/site.js').Site} site
+ * @returns {Promise<SiteLayouts>}
+ */
+export async function siteLayouts(browser, site) {
+  const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width: MAX_VIEWPORT, height: VIEWPORT_HEIGHT }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
+  await context.route('**/*', async (route) => {
+    const url = new URL(route.request().url());
+    if (url.origin !== ORIGIN) return route.abort();
+    const found = sitePathOf(site, url);
+    if (!found) return route.fulfill({ status: 404, body: '' });
+    return route.fulfill({ status: 200, body: await site.read(found), headers: { 'content-type': mimeType(found) } });
+  });
+  const tab = await context.newPage();
+  return {
+    async measure(page, viewports) {
+      await tab.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT });
+      await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).catch(() => {});
+      const widths = viewports ?? viewportsOf(await tab.evaluate(mediaWidths));
+      /** @type {PageLayout[]} */
+      const layouts = [];
+      for (const width of widths) {
+        await tab.setViewportSize({ width, height: VIEWPORT_HEIGHT });
+        await tab.evaluate(settle, SETTLE_MS).catch(() => {});
+        layouts.push({ viewport: width, ...withOccurrences(await tab.evaluate(measureBoxes, ORIGIN)) });
+      }
+      return layouts;
+    },
+    close: () => context.close(),
+  };
+}
+
+/**
+ * The site path a request asks for: a folder's index.html for a folder.
+ * @param {import('../site/site.js').Site} site
+ * @param {URL} url
+ */
+function sitePathOf(site, url) {
+  let wanted;
+  try {
+    wanted = decodeURIComponent(url.pathname).slice(1);
+  } catch {
+    return null;
+  }
+  for (const candidate of [wanted, `${wanted}${wanted === '' || wanted.endsWith('/') ? '' : '/'}index.html`]) if (site.files.has(candidate)) return candidate;
+  return null;
+}
+
+/**
+ * The viewport widths to measure a page at: the narrowest and widest, and
+ * both sides of every width at which one of its media queries switches
+ * (a max-width of 767.98px holds at 767 and not at 768; a min-width of 768px
+ * the other way), so that between two neighbours no media query changes.
+ * @param {{ min: number[], max: number[] }} found the widths in min-width and max-width conditions, in CSS px
+ * @returns {number[]}
+ */
+export function viewportsOf({ min, max }) {
+  const widths = new Set([MIN_VIEWPORT, MAX_VIEWPORT]);
+  for (const m of min) for (const w of [Math.ceil(m) - 1, Math.ceil(m)]) widths.add(w);
+  for (const m of max) for (const w of [Math.floor(m), Math.floor(m) + 1]) widths.add(w);
+  return [...widths].filter((w) => w >= MIN_VIEWPORT && w <= MAX_VIEWPORT).sort((a, b) => a - b);
+}
+
+/**
+ * In the page: the widths in its media queries (style sheets it can read,
+ * <link media>, <source media>), in CSS px (em and rem as 16px, as media
+ * queries count them). `width >= 576px` counts as a min-width.
+ * @returns {{ min: number[], max: number[] }}
+ */
+/* c8 ignore start: runs in the browser */
+function mediaWidths() {
+  /** @type {{ min: number[], max: number[] }} */
+  const found = { min: [], max: [] };
+  /** @param {string} text */
+  const read = (text) => {
+    for (const m of text.matchAll(/(min|max)-width\s*:\s*([\d.]+)(px|r?em)/g)) found[/** @type {'min' | 'max'} */ (m[1])].push(Number(m[2]) * (m[3] === 'px' ? 1 : 16));
+    for (const m of text.matchAll(/width\s*(>=|<=|>|<)\s*([\d.]+)(px|r?em)/g)) found[m[1].startsWith('>') ? 'min' : 'max'].push(Number(m[2]) * (m[3] === 'px' ? 1 : 16));
+  };
+  /** @param {CSSRuleList} rules */
+  const walk = (rules) => {
+    for (const rule of rules) {
+      if (rule instanceof CSSMediaRule) read(rule.media.mediaText);
+      if ('cssRules' in rule && rule.cssRules) walk(/** @type {CSSRuleList} */ (rule.cssRules));
+    }
+  };
+  for (const sheet of document.styleSheets) {
+    try {
+      if (sheet.media.mediaText) read(sheet.media.mediaText);
+      walk(sheet.cssRules);
+    } catch {
+      // a style sheet the page cannot read
+    }
+  }
+  for (const el of document.querySelectorAll('[media]')) read(el.getAttribute('media') ?? '');
+  return found;
+}
+
+/**
+ * In the page: waits until every image has loaded (lazy ones too, made
+ * eager, so that every box has its final size), the fonts are ready and two
+ * frames have been drawn.
+ * @param {number} timeout
+ */
+async function settle(timeout) {
+  const until = Date.now() + timeout;
+  for (const img of document.images) if (img.loading === 'lazy') img.loading = 'eager';
+  await document.fonts?.ready;
+  while ([...document.images].some((img) => !img.complete) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  for (let frame = 0; frame < 2; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
+}
+
+/**
+ * In the page: the boxes of its elements and images.
+ * @param {string} origin
+ */
+function measureBoxes(origin) {
+  const unit = (/** @type {number} */ value) => Math.round(value * 64);
+  const boxes = [];
+  for (const el of document.querySelectorAll('body *')) {
+    if (el.tagName === 'PICTURE' || el.tagName === 'SOURCE') continue;
+    const r = el.getBoundingClientRect();
+    boxes.push(unit(r.x + scrollX), unit(r.y + scrollY), unit(r.width), unit(r.height));
+  }
+  const images = [...document.images].map((img) => {
+    const r = img.getBoundingClientRect();
+    const src = img.getAttribute('src');
+    let path = '';
+    if (src) {
+      try {
+        const url = new URL(src, document.baseURI);
+        if (url.origin === origin) path = decodeURIComponent(url.pathname).slice(1);
+      } catch {
+        // an src no browser resolves
+      }
+    }
+    return { path, x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height, inPicture: img.parentElement?.tagName === 'PICTURE', srcset: img.hasAttribute('srcset') };
+  });
+  return { scrollHeight: document.documentElement.scrollHeight, boxes, images };
+}
+/* c8 ignore stop */
+
+/**
+ * @param {{ scrollHeight: number, boxes: number[], images: Omit<ImageBox, 'occurrence'>[] }} measured
+ */
+function withOccurrences(measured) {
+  /** @type {Map<string, number>} */
+  const seen = new Map();
+  const images = measured.images.map((image) => {
+    const occurrence = seen.get(image.path) ?? 0;
+    seen.set(image.path, occurrence + 1);
+    return { ...image, occurrence };
+  });
+  return { ...measured, images };
+}
+
+/**
+ * Layout units (1/64 px) a box edge may differ by and count as unmoved: an
+ * <img> that gets its width from a width attribute instead of its pixels
+ * can come out 1/64 px wider, the rounding of one layout unit, which no
+ * screen shows.
+ */
+export const LAYOUT_TOLERANCE = 1;
+
+/**
+ * The first viewport (of those measured) at which two measurements of a page
+ * differ in any element's box (by more than LAYOUT_TOLERANCE) or the page's
+ * height, or null when none does.
+ * @param {PageLayout[]} before
+ * @param {PageLayout[]} after
+ * @returns {number | null}
+ */
+export function layoutDifference(before, after) {
+  for (const b of before) {
+    const a = after.find((l) => l.viewport === b.viewport);
+    if (!a || a.scrollHeight !== b.scrollHeight || a.boxes.length !== b.boxes.length || a.boxes.some((v, i) => Math.abs(v - b.boxes[i]) > LAYOUT_TOLERANCE)) return b.viewport;
+  }
+  return null;
+}

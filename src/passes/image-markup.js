@@ -1,0 +1,189 @@
+/**
+ * <img> markup that lets the browser load images well, from the layout
+ * Chromium measures (src/images/layout.js): `width` and `height` where both
+ * are missing (from the image's own pixels, so the browser reserves the box
+ * before the image arrives and nothing shifts), `decoding="async"`,
+ * `loading="lazy"` for an image wholly below the first viewport at every
+ * width measured, and `fetchpriority="high"` for the largest image in the
+ * first viewport at the robot's width. Each page is measured again after its
+ * markup changed; a page where any box moved keeps its markup, with a
+ * warning. Attributes the author wrote are never changed. docs/image-markup.md.
+ */
+import sharp from 'sharp';
+import { applyEdits } from '../site/edits.js';
+import { encodeText } from '../site/charset.js';
+import { sniffImageType } from '../site/sniff.js';
+import { browser, maxPixels } from '../images/options.js';
+import { layoutDifference, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
+import { ROBOT_VIEWPORT } from '../site/image-choice.js';
+import { launchBrowser } from '../text-images/browser.js';
+
+const options = {
+  browser,
+  maxPixels,
+};
+
+/** Raster types whose pixels give an <img> its width and height. */
+const SIZED_TYPES = new Set(['png', 'gif', 'jpeg', 'webp', 'avif']);
+/** EXIF orientations that turn the image a quarter: width and height swap. */
+const QUARTER_TURNS = new Set([5, 6, 7, 8]);
+
+/**
+ * @typedef {import('../images/layout.js').PageLayout} PageLayout
+ * @typedef {import('../site/site.js').Reference} Reference
+ */
+
+/** @type {import('../pass.js').Pass<typeof options>} */
+export default {
+  name: 'image-markup',
+  description: '<img> width and height, decoding, lazy loading below the first view and fetchpriority for the largest image in it, from the layout Chromium measures',
+  options,
+  async run(site, ctx) {
+    /** @type {Map<string, Reference[]>} each page's <img src> references, in document order */
+    const images = new Map();
+    for (const file of site.files.values()) {
+      if (file.role !== 'page') continue;
+      const refs = (file.referenceTable?.toArray() ?? []).filter((r) => r.element === 'img' && r.attribute === 'src' && r.tagStart !== undefined && r.tagEnd !== undefined);
+      if (refs.length) images.set(file.path, refs.sort((a, b) => /** @type {number} */ (a.tagStart) - /** @type {number} */ (b.tagStart)));
+    }
+    if (!images.size) return;
+    let launched;
+    try {
+      launched = await launchBrowser({ browser: ctx.options.browser });
+    } catch (error) {
+      ctx.warn('', 'no-browser', `image markup left as it is (nothing measures the layout): ${/** @type {Error} */ (error).message}`);
+      return;
+    }
+    const session = await siteLayouts(launched.browser, site);
+    /** @type {Map<string, { width: number, height: number } | null>} */
+    const sizes = new Map();
+    try {
+      let done = 0;
+      for (const [page, refs] of [...images].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        ctx.progress(page, { done: done++, total: images.size });
+        const before = await session.measure(page);
+        const bytes = await site.read(page);
+        const charset = /** @type {string} */ (site.get(page).charset);
+        const priority = largestInFirstView(before, refs);
+        /**
+         * The page's new markup, and what it adds.
+         * @param {boolean} withSizes whether to add width and height
+         */
+        const markup = async (withSizes) => {
+          /** @type {import('../site/edits.js').Edit[]} */
+          const edits = [];
+          const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0 };
+          /** @type {Map<string, number>} */
+          const seen = new Map();
+          for (const ref of refs) {
+            const target = ref.status === 'ok' ? /** @type {string} */ (ref.target) : '';
+            const occurrence = seen.get(target) ?? 0;
+            seen.set(target, occurrence + 1);
+            const tag = bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd));
+            const has = (/** @type {string} */ name) => new RegExp(`\\s${name}\\s*=`, 'i').test(tag);
+            /** @type {string[]} */
+            const added = [];
+            if (withSizes && !has('width') && !has('height') && target) {
+              if (!sizes.has(target)) sizes.set(target, await pixelSize(site, target, ctx.options.maxPixels));
+              const size = sizes.get(target);
+              if (size) {
+                added.push(`width="${size.width}" height="${size.height}"`);
+                counts.sized++;
+              }
+            }
+            if (!has('decoding')) {
+              added.push('decoding="async"');
+              counts.decoding++;
+            }
+            const boxes = before.map((l) => l.images.find((i) => i.path === target && i.occurrence === occurrence));
+            if (!has('loading') && boxes.every((b) => b && b.width > 0 && b.y >= VIEWPORT_HEIGHT)) {
+              added.push('loading="lazy"');
+              counts.lazy++;
+            }
+            if (ref === priority && !has('fetchpriority')) {
+              added.push('fetchpriority="high"');
+              counts.priority++;
+            }
+            if (!added.length) continue;
+            const tagEnd = /** @type {number} */ (ref.tagEnd);
+            const closing = bytes[tagEnd - 2] === 0x2f ? tagEnd - 2 : tagEnd - 1; // before '/>' or '>'
+            edits.push({ start: closing, end: closing, bytes: encodeText(` ${added.join(' ')}`, charset) });
+          }
+          return { edits, counts };
+        };
+        // With width and height first; where those move a box (a style that sizes one side only), without them.
+        let chosen = null;
+        /** The viewport width at which the first attempt moved a box. @type {number | null} */
+        let firstMoved = null;
+        for (const withSizes of [true, false]) {
+          const attempt = await markup(withSizes);
+          if (!attempt.edits.length || (!withSizes && attempt.counts.decoding + attempt.counts.lazy + attempt.counts.priority === 0)) break;
+          const kept = await site.writeChecked(page, applyEdits(bytes, attempt.edits), async () => {
+            const moved = layoutDifference(before, await session.measure(page, before.map((l) => l.viewport)));
+            firstMoved ??= moved;
+            return moved === null;
+          });
+          if (kept) {
+            chosen = attempt.counts;
+            break;
+          }
+          if (attempt.counts.sized === 0) break;
+        }
+        if (firstMoved !== null) ctx.warn(page, 'layout-changed', chosen ? `<img>s left without width and height: with them a box moved at ${firstMoved} px wide` : `image markup left as it is: with it a box moved at ${firstMoved} px wide`);
+        if (!chosen) continue;
+        const counts = chosen;
+        ctx.touched(page, bytes.length, (await site.read(page)).length);
+        const said = [counts.sized && `${counts.sized} width and height`, counts.decoding && `${counts.decoding} decoding=async`, counts.lazy && `${counts.lazy} loading=lazy`, counts.priority && 'fetchpriority=high on the largest image in the first view'].filter(Boolean);
+        ctx.decide({ file: page, action: 'changed', reason: said.join(', ') });
+      }
+    } finally {
+      await session.close();
+      await launched.browser.close();
+    }
+  },
+};
+
+/**
+ * The <img> reference whose box covers the most of the first viewport at
+ * the robot's width (or the widest measured below it), or null when no image
+ * is in it or an image of the page asks for a priority already.
+ * @param {PageLayout[]} layouts
+ * @param {Reference[]} refs the page's <img src> references, in document order
+ */
+function largestInFirstView(layouts, refs) {
+  const layout = [...layouts].reverse().find((l) => l.viewport <= ROBOT_VIEWPORT) ?? layouts[0];
+  let best = null;
+  let bestArea = 0;
+  for (let i = 0; i < layout.images.length; i++) {
+    const box = layout.images[i];
+    const visible = Math.max(0, Math.min(box.y + box.height, VIEWPORT_HEIGHT) - Math.max(box.y, 0)) * Math.max(0, Math.min(box.x + box.width, layout.viewport) - Math.max(box.x, 0));
+    if (visible > bestArea) {
+      bestArea = visible;
+      best = box;
+    }
+  }
+  if (!best) return null;
+  const found = best;
+  return refs.filter((r) => (r.status === 'ok' ? r.target : '') === found.path)[found.occurrence] ?? null;
+}
+
+/**
+ * The width and height an image is shown at, in CSS px at its natural size:
+ * its pixels, turned by its EXIF orientation; null for what is no raster
+ * image (SVG has sizes of its own) or cannot be read.
+ * @param {import('../site/site.js').Site} site
+ * @param {string} target
+ * @param {number} limit maxPixels
+ */
+async function pixelSize(site, target, limit) {
+  try {
+    const bytes = await site.read(target);
+    const type = sniffImageType(bytes);
+    if (!type || !SIZED_TYPES.has(type)) return null;
+    const meta = await sharp(bytes, { limitInputPixels: limit }).metadata();
+    if (!meta.width || !meta.height) return null;
+    return QUARTER_TURNS.has(meta.orientation ?? 1) ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { candidateWidths, sizesAttribute, sizesEntries, srcsetAttribute } from '../src/images/responsive.js';
+import { sizesWidth } from '../src/site/image-choice.js';
+import { viewportsOf } from '../src/images/layout.js';
+import { pageRequests } from '../src/requests.js';
+import { Site } from '../src/site/site.js';
+import { tempDir, writeTree } from './helpers/tmp.js';
+
+describe('viewports measured', () => {
+  it('are both sides of every media query width, from 360 to 1920', () => {
+    expect(viewportsOf({ min: [576, 768, 2000], max: [575.98, 300] })).toEqual([360, 575, 576, 767, 768, 1920]);
+    expect(viewportsOf({ min: [], max: [] })).toEqual([360, 1920]);
+  });
+});
+
+describe('sizes from measured widths', () => {
+  // An image in a Bootstrap column: full width below 768, half from 768, capped by the container from 1200.
+  const drawn = [
+    { viewport: 360, width: 335.98 }, { viewport: 767, width: 735 }, { viewport: 768, width: 348 },
+    { viewport: 1199, width: 558 }, { viewport: 1200, width: 558 }, { viewport: 1920, width: 558 },
+  ];
+
+  it('never says less than any box between two measured viewports', () => {
+    const entries = sizesEntries(drawn);
+    expect(sizesAttribute(entries)).toBe('(max-width: 360px) 336px, (max-width: 767px) 735px, (max-width: 768px) 348px, 558px');
+    // Not 100vw above 1920: the box stopped growing. It ends with the last width.
+    expect(entries.at(-1)).toEqual({ maxViewport: null, width: 558 });
+  });
+
+  it('ends with 100vw when the box still grows at the widest viewport', () => {
+    expect(sizesAttribute(sizesEntries([{ viewport: 360, width: 360 }, { viewport: 1920, width: 1920 }]))).toBe('(max-width: 360px) 360px, (max-width: 1920px) 1920px, 100vw');
+  });
+
+  it('makes each width at densities 1 and 2, one file serving up to 20% less, whole heights, none near full size', () => {
+    const entries = sizesEntries(drawn);
+    // Wanted: 336, 348, 558, 672, 696, 735, 1116, 1470. At 3:2 (multiples of 3 have whole heights), 348 is 351 and serves 336 too.
+    expect(candidateWidths([entries], 2400, 1600)).toEqual([348, 558, 735, 1116, 1470]);
+    // 1800x1197: only multiples of 200 have whole heights (200x133); 1470 would be 1600, within 80% of 1800.
+    expect(candidateWidths([entries], 1800, 1197)).toEqual([400, 600, 800, 1200]);
+    // Nothing below the original's width: an image drawn at its own size needs no other.
+    expect(candidateWidths([sizesEntries([{ viewport: 360, width: 600 }])], 600, 400)).toEqual([]);
+  });
+
+  it('writes srcset URLs relative to the page, narrowest first', () => {
+    expect(srcsetAttribute('blog/post.html', [{ target: 'img/a b.jpg', width: 2400 }, { target: 'img/a-336w.jpg', width: 336 }])).toBe('../img/a-336w.jpg 336w, ../img/a%20b.jpg 2400w');
+  });
+});
+
+describe('the robot\'s choice among widths', () => {
+  it('reads sizes at 1280 px', () => {
+    expect(sizesWidth('(max-width: 767px) 735px, (max-width: 1199px) 558px, 600px')).toBe(600);
+    expect(sizesWidth('(min-width: 768px) 50vw, 100vw')).toBe(640);
+    expect(sizesWidth('(max-width: 767px) 100vw, calc(50vw - 2rem)')).toBe(-1);
+    expect(sizesWidth('')).toBe(-1);
+  });
+
+  it('fetches the narrowest candidate as wide as sizes asks, of the first source of a type it shows', async () => {
+    const dir = await writeTree(await tempDir(), {
+      'index.html': '<picture><source type="image/avif" srcset="a-300w.avif 300w, a-700w.avif 700w, a.avif 2000w" sizes="(max-width: 767px) 300px, 600px">'
+        + '<img src="a.jpg" srcset="a-300w.jpg 300w, a-700w.jpg 700w, a.jpg 2000w" sizes="(max-width: 767px) 300px, 600px"></picture>'
+        + '<img src="b.jpg" srcset="b-300w.jpg 300w, b-500w.jpg 500w" sizes="900px">'
+        + '<img src="c.jpg" srcset="c-300w.jpg 300w, c.jpg 900w" sizes="calc(100vw - 2rem)">',
+      ...Object.fromEntries(['a-300w.avif', 'a-700w.avif', 'a.avif', 'a-300w.jpg', 'a-700w.jpg', 'a.jpg', 'b.jpg', 'b-300w.jpg', 'b-500w.jpg', 'c.jpg', 'c-300w.jpg'].map((n) => [n, 'x'])),
+    });
+    const site = await Site.read(dir);
+    try {
+      // a: the AVIF source, 700w for 600px; b: none wide enough, the widest; c: sizes unread, the widest.
+      expect(pageRequests(site, 'index.html')).toEqual(['index.html', 'a-700w.avif', 'b-500w.jpg', 'c.jpg']);
+    } finally {
+      await site.close();
+    }
+  });
+});
