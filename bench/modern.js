@@ -3,7 +3,8 @@
 // Each tool builds a copy with its defaults, cold; then every page of the
 // input and of each output is visited once in Chromium (1280x800 and
 // 360x740, device pixel ratio 1, an empty cache each page; lazy images load
-// as Chromium loads them) and the bytes and requests it fetched are summed;
+// as Chromium loads them; text served gzipped on the fly, or from a build's
+// .br sidecars) and the bytes and requests it fetched are summed;
 // and every image each tool wrote from a photograph is scored with
 // SSIMULACRA 2 against the original (resized to the same size with lanczos3
 // where the tool resized). jampack is installed from the registry on first
@@ -14,6 +15,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
@@ -29,6 +31,8 @@ const JAMPACK_VERSION = '0.34.1';
 const PAGES = ['index.html', 'blog/index.html', 'blog/first-post.html', 'about/index.html', 'gallery.html'];
 const VIEWPORTS = [{ width: 1280, height: 800 }, { width: 360, height: 740 }];
 const KEEP = process.argv.includes('--keep');
+/** Types an ordinary server compresses. */
+const TEXT = /^(text\/|application\/(javascript|json|xml|manifest\+json)|image\/svg\+xml)/;
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pagediet-bench-modern-'));
 console.log(`pagediet against jampack on fixtures/modern: node ${process.versions.node}, ${os.availableParallelism()} cores, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`);
@@ -60,8 +64,17 @@ async function visit(root) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': mimeType(target) });
-    fs.createReadStream(target).pipe(res);
+    // As an ordinary server serves files: text gzipped on the fly, or a precompressed .br sidecar where the build wrote one.
+    const type = mimeType(target);
+    const accepts = String(req.headers['accept-encoding'] ?? '');
+    if (TEXT.test(type) && accepts.includes('br') && fs.existsSync(`${target}.br`)) {
+      res.writeHead(200, { 'content-type': type, 'content-encoding': 'br', vary: 'Accept-Encoding' }).end(fs.readFileSync(`${target}.br`));
+    } else if (TEXT.test(type) && accepts.includes('gzip')) {
+      res.writeHead(200, { 'content-type': type, 'content-encoding': 'gzip', vary: 'Accept-Encoding' }).end(zlib.gzipSync(fs.readFileSync(target)));
+    } else {
+      res.writeHead(200, { 'content-type': type });
+      fs.createReadStream(target).pipe(res);
+    }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
   const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;

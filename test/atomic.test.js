@@ -78,7 +78,7 @@ describe('interrupted builds', () => {
     expect([...final.keys()].filter((n) => n.endsWith(TEMP_SUFFIX))).toEqual([]);
     final.delete(MARKER);
     expect(digest(final)).toEqual(digest(complete));
-  }, 60_000);
+  }, 240_000);
 
   it.each([['SIGTERM', 143], ['SIGINT', 130], ['SIGHUP', 129]])('a build ended by %s exits with %i and leaves no scratch directory', async (signal, code) => {
     const files = { 'index.html': `<P>a page</P>${'<P>Some text that compresses well.</P>\n'.repeat(2000)}` };

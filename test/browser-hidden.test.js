@@ -74,9 +74,10 @@ describe.skipIf(unavailable)('with no browser at all', () => {
     const demo = await runWithBrowsersHidden(['demo', '--out', path.join(home, 'demo'), '--no-report', '--quiet'], { home, hideEmbedded: true });
     expect(demo.stderr).toBe('');
     expect(demo.code).toBe(0);
-    // One warning, and the pass's decisions counted in one line.
+    // One warning, and each pass's decisions counted in one line (image-markup's too: it measures the layout in a browser).
     expect(demo.stdout.split('\n').filter((l) => /browser/.test(l))).toEqual([
       '                 40 kept: no browser to prove the replacement',
+      '                 1 kept: 1 page left as they are: no browser to measure the layout',
       '    (build): text-images: every text image kept: no browser found to prove replacements: install Chromium (Debian/Ubuntu: apt-get install chromium), reinstall pagediet with its optional dependencies (npm install --include=optional) for the embedded @sparticuz/chromium, or name a browser with --browser <path>',
     ]);
     expect(demo.stdout).toMatch(/^ {2}requests {3}43 -> 43 for 1 page, saved 0$/m);

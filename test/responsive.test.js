@@ -7,9 +7,9 @@ import { Site } from '../src/site/site.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
 describe('viewports measured', () => {
-  it('are both sides of every media query width, from 360 to 1920', () => {
-    expect(viewportsOf({ min: [576, 768, 2000], max: [575.98, 300] })).toEqual([360, 575, 576, 767, 768, 1920]);
-    expect(viewportsOf({ min: [], max: [] })).toEqual([360, 1920]);
+  it('are both sides of every media query width, from 360 to 1920, and common screen widths', () => {
+    expect(viewportsOf({ min: [576, 768, 2000], max: [575.98, 300] })).toEqual([360, 414, 575, 576, 767, 768, 1024, 1280, 1366, 1440, 1536, 1680, 1920]);
+    expect(viewportsOf({ min: [], max: [] })).toEqual([360, 414, 768, 1024, 1280, 1366, 1440, 1536, 1680, 1920]);
   });
 });
 

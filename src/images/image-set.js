@@ -150,3 +150,102 @@ export function declarationAround(text, from, to) {
   if (!text.slice(start + 1, from).includes(':')) return null;
   return { start: start + 1, end: declEnd, quote };
 }
+
+/**
+ * @typedef {object} WidthTier the image a range of viewport widths draws a CSS background with
+ * @property {string} media a media condition, e.g. '(min-width: 768px) and (max-width: 1199px)'
+ * @property {string} plain the site path of the image for browsers without image-set() types
+ * @property {{ target: string, density: number, mime: string }[]} entries the image-set() entries, preferred type first
+ */
+
+/**
+ * Offers a CSS background in smaller widths: after each style rule (in a
+ * style sheet or <style>) whose `background` or `background-image` draws
+ * SHOWN with a plain url(), one @media block per tier repeats the rule's
+ * selector with that declaration, its url() swapped for the tier's image and
+ * followed by the tier's image-set(). Only the image changes: the repeated
+ * declaration is the author's, and it comes right after the author's rule, so
+ * everything later in the cascade still overrides it. Callers offer this only
+ * for images every element draws with background-size cover or contain, where
+ * an image's resolution does not change what is drawn. Style attributes
+ * cannot hold media queries and are left as they are.
+ * @param {import('../site/site.js').Site} site
+ * @param {string} shown site path of the image the declarations draw
+ * @param {WidthTier[]} tiers
+ * @returns {Promise<number>} rules given tiers
+ */
+export async function offerWidthsInCss(site, shown, tiers) {
+  /** @type {Map<string, import('../site/site.js').Reference[]>} */
+  const bySource = new Map();
+  for (const ref of site.referencesTo(shown)) {
+    if (ref.kind !== 'css-url' && ref.kind !== 'style-element-url') continue;
+    const list = bySource.get(ref.source) ?? [];
+    list.push(ref);
+    bySource.set(ref.source, list);
+  }
+  let offered = 0;
+  for (const [source, refs] of bySource) {
+    const file = site.get(source);
+    const bytes = await site.read(source);
+    const text = bytes.toString('latin1');
+    const fromDir = path.posix.dirname(source) === '.' ? '' : path.posix.dirname(source);
+    const relative = (/** @type {string} */ target) => encodePath(path.posix.relative(fromDir, target));
+    /** @type {import('../site/edits.js').Edit[]} */
+    const edits = [];
+    /** @type {Set<number>} */
+    const done = new Set();
+    for (const ref of refs) {
+      const call = urlCall(text, ref.start, ref.end);
+      if (!call) continue;
+      const declaration = declarationAround(text, call.start, call.end);
+      if (!declaration || declaration.quote !== null) continue;
+      const body = text.slice(declaration.start, declaration.end);
+      const property = body.slice(0, body.indexOf(':')).trim().toLowerCase();
+      if (!PROPERTIES.has(property) || /image-set\(/i.test(body)) continue;
+      const rule = ruleAround(text, declaration.start, declaration.end);
+      if (!rule || done.has(rule.end)) continue;
+      done.add(rule.end);
+      const before = text.slice(declaration.start, call.start), after = text.slice(call.end, declaration.end);
+      const blocks = tiers.map((tier) => {
+        const set = tier.entries.map((e) => `url(${relative(e.target)}) ${e.density}x type("${e.mime}")`).join(', ');
+        return `@media ${tier.media}{${rule.selector}{${before}url(${relative(tier.plain)})${after};${before}image-set(${set})${after}}}`;
+      });
+      edits.push({ start: rule.end, end: rule.end, bytes: encodeText(blocks.join(''), /** @type {string} */ (file.charset ?? 'utf-8')) });
+      offered++;
+    }
+    if (edits.length > 0) await site.write(source, applyEdits(bytes, edits));
+  }
+  return offered;
+}
+
+/**
+ * The style rule a declaration is in: its selector, and the offset after its
+ * closing brace; null when the declaration is not directly in a style rule
+ * (an at-rule's block) or the selector names a pseudo-element, whose box the
+ * layout does not measure.
+ * @param {string} text
+ * @param {number} from the declaration's start
+ * @param {number} to its end
+ * @returns {{ selector: string, end: number } | null}
+ */
+export function ruleAround(text, from, to) {
+  let open = from - 1;
+  while (open >= 0 && text[open] !== '{' && text[open] !== '}') open--;
+  if (open < 0 || text[open] !== '{') return null;
+  let start = open - 1;
+  while (start >= 0 && text[start] !== '}' && text[start] !== '{' && text[start] !== ';') start--;
+  const selector = text.slice(start + 1, open).replace(/\/\*[\s\S]*?\*\//g, '').trim();
+  if (!selector || selector.startsWith('@') || /::|:(before|after|first-line|first-letter)\b/i.test(selector) || selector.includes('}')) return null;
+  let end = to;
+  for (; end < text.length; end++) {
+    const c = text[end];
+    if (c === '"' || c === "'") {
+      const close = text.indexOf(c, end + 1);
+      if (close === -1) return null;
+      end = close;
+    } else if (c === '{') return null;
+    else if (c === '}') break;
+  }
+  if (end >= text.length) return null;
+  return { selector, end: end + 1 };
+}

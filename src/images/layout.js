@@ -15,6 +15,12 @@ export const ORIGIN = 'http://pagediet.invalid';
 /** The narrowest and widest viewports measured: a small phone and a full-HD screen. */
 export const MIN_VIEWPORT = 360;
 export const MAX_VIEWPORT = 1920;
+/**
+ * Viewport widths always measured besides the media queries' (common phone,
+ * tablet and screen widths): between two measured widths a fluid box is
+ * taken at the larger one's size, so closer widths waste fewer pixels.
+ */
+export const COMMON_VIEWPORTS = [MIN_VIEWPORT, 414, 768, 1024, 1280, 1366, 1440, 1536, 1680, MAX_VIEWPORT];
 /** Every viewport is this tall: the first view a visitor sees (and what loading hints call "above the fold"). */
 export const VIEWPORT_HEIGHT = 800;
 /** How long a page may take to load and settle before it is measured as it stands. */
@@ -31,6 +37,12 @@ const SETTLE_MS = 15000;
  * @property {boolean} inPicture its parent is a <picture>
  * @property {boolean} srcset it has a srcset
  *
+ * @typedef {object} BackgroundBox one CSS background image layer of an element, as drawn
+ * @property {string} path the site path of its url()
+ * @property {number} width the element's background positioning area (its padding box), CSS px
+ * @property {number} height
+ * @property {string} size the layer's computed background-size ('cover', 'contain', 'auto', '50% auto'...)
+ *
  * @typedef {object} PageLayout one page at one viewport width
  * @property {number} viewport
  * @property {number} scrollHeight
@@ -38,10 +50,13 @@ const SETTLE_MS = 15000;
  *   in the body but <picture> and <source>, in document order: markup that wraps an <img> in a
  *   <picture> leaves this list alone unless it moves something
  * @property {ImageBox[]} images
+ * @property {BackgroundBox[]} backgrounds every element's background images (pseudo-elements' too) from the site,
+ *   when measured with them (else none)
  *
  * @typedef {object} SiteLayouts
- * @property {(page: string, viewports?: number[]) => Promise<PageLayout[]>} measure a page at its
- *   breakpoints (or at the viewports given)
+ * @property {(page: string, viewports?: number[] | null, options?: { backgrounds?: boolean }) => Promise<PageLayout[]>} measure
+ *   a page at its breakpoints (or at the viewports given); its CSS background images only when asked (they cost a
+ *   computed style of every element and its pseudo-elements)
  * @property {() => Promise<void>} close
  */
 
@@ -62,7 +77,7 @@ export async function siteLayouts(browser, site) {
   });
   const tab = await context.newPage();
   return {
-    async measure(page, viewports) {
+    async measure(page, viewports, { backgrounds = false } = {}) {
       await tab.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT });
       await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).catch(() => {});
       const widths = viewports ?? viewportsOf(await tab.evaluate(mediaWidths));
@@ -71,7 +86,7 @@ export async function siteLayouts(browser, site) {
       for (const width of widths) {
         await tab.setViewportSize({ width, height: VIEWPORT_HEIGHT });
         await tab.evaluate(settle, SETTLE_MS).catch(() => {});
-        layouts.push({ viewport: width, ...withOccurrences(await tab.evaluate(measureBoxes, ORIGIN)) });
+        layouts.push({ viewport: width, ...withOccurrences(await tab.evaluate(measureBoxes, { origin: ORIGIN, backgrounds })) });
       }
       return layouts;
     },
@@ -96,15 +111,15 @@ function sitePathOf(site, url) {
 }
 
 /**
- * The viewport widths to measure a page at: the narrowest and widest, and
- * both sides of every width at which one of its media queries switches
+ * The viewport widths to measure a page at: COMMON_VIEWPORTS, and both
+ * sides of every width at which one of its media queries switches
  * (a max-width of 767.98px holds at 767 and not at 768; a min-width of 768px
  * the other way), so that between two neighbours no media query changes.
  * @param {{ min: number[], max: number[] }} found the widths in min-width and max-width conditions, in CSS px
  * @returns {number[]}
  */
 export function viewportsOf({ min, max }) {
-  const widths = new Set([MIN_VIEWPORT, MAX_VIEWPORT]);
+  const widths = new Set(COMMON_VIEWPORTS);
   for (const m of min) for (const w of [Math.ceil(m) - 1, Math.ceil(m)]) widths.add(w);
   for (const m of max) for (const w of [Math.floor(m), Math.floor(m) + 1]) widths.add(w);
   return [...widths].filter((w) => w >= MIN_VIEWPORT && w <= MAX_VIEWPORT).sort((a, b) => a - b);
@@ -159,10 +174,10 @@ async function settle(timeout) {
 }
 
 /**
- * In the page: the boxes of its elements and images.
- * @param {string} origin
+ * In the page: the boxes of its elements and images, and its background images when asked.
+ * @param {{ origin: string, backgrounds: boolean }} what
  */
-function measureBoxes(origin) {
+function measureBoxes({ origin, backgrounds: withBackgrounds }) {
   const unit = (/** @type {number} */ value) => Math.round(value * 64);
   const boxes = [];
   for (const el of document.querySelectorAll('body *')) {
@@ -184,12 +199,48 @@ function measureBoxes(origin) {
     }
     return { path, x: r.x + scrollX, y: r.y + scrollY, width: r.width, height: r.height, inPicture: img.parentElement?.tagName === 'PICTURE', srcset: img.hasAttribute('srcset') };
   });
-  return { scrollHeight: document.documentElement.scrollHeight, boxes, images };
+  /** @type {{ path: string, width: number, height: number, size: string }[]} */
+  const backgrounds = [];
+  /** Splits a computed list at its top-level commas. @param {string} list */
+  const layers = (list) => {
+    const out = [];
+    let depth = 0, from = 0;
+    for (let i = 0; i < list.length; i++) {
+      if (list[i] === '(') depth++;
+      else if (list[i] === ')') depth--;
+      else if (list[i] === ',' && depth === 0) {
+        out.push(list.slice(from, i).trim());
+        from = i + 1;
+      }
+    }
+    out.push(list.slice(from).trim());
+    return out;
+  };
+  for (const el of withBackgrounds ? [document.documentElement, ...document.querySelectorAll('body, body *')] : []) {
+    for (const pseudo of [null, '::before', '::after']) {
+      const style = getComputedStyle(el, pseudo);
+      if (style.backgroundImage === 'none' || (pseudo && style.content === 'none')) continue;
+      const sizes = layers(style.backgroundSize);
+      layers(style.backgroundImage).forEach((layer, i) => {
+        for (const m of layer.matchAll(/url\("((?:[^"\\]|\\.)*)"\)/g)) {
+          try {
+            const url = new URL(m[1].replace(/\\(.)/g, '$1'), document.baseURI);
+            if (url.origin !== origin) continue;
+            // A pseudo-element's box is not measured: its size counts as unknown.
+            backgrounds.push({ path: decodeURIComponent(url.pathname).slice(1), width: pseudo ? -1 : el.clientWidth, height: pseudo ? -1 : el.clientHeight, size: sizes[i % sizes.length] });
+          } catch {
+            // a URL no browser resolves
+          }
+        }
+      });
+    }
+  }
+  return { scrollHeight: document.documentElement.scrollHeight, boxes, images, backgrounds };
 }
 /* c8 ignore stop */
 
 /**
- * @param {{ scrollHeight: number, boxes: number[], images: Omit<ImageBox, 'occurrence'>[] }} measured
+ * @param {{ scrollHeight: number, boxes: number[], images: Omit<ImageBox, 'occurrence'>[], backgrounds: BackgroundBox[] }} measured
  */
 function withOccurrences(measured) {
   /** @type {Map<string, number>} */
@@ -200,6 +251,15 @@ function withOccurrences(measured) {
     return { ...image, occurrence };
   });
   return { ...measured, images };
+}
+
+/**
+ * A layout's images by site path and occurrence (`${path}\n${occurrence}`), for lookups on pages with many.
+ * @param {PageLayout} layout
+ * @returns {Map<string, ImageBox>}
+ */
+export function imagesByKey(layout) {
+  return new Map(layout.images.map((image) => [`${image.path}\n${image.occurrence}`, image]));
 }
 
 /**

@@ -9,12 +9,11 @@
  * markup changed; a page where any box moved keeps its markup, with a
  * warning. Attributes the author wrote are never changed. docs/image-markup.md.
  */
-import sharp from 'sharp';
 import { applyEdits } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
-import { sniffImageType } from '../site/sniff.js';
+import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
-import { layoutDifference, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
+import { imagesByKey, layoutDifference, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
 import { ROBOT_VIEWPORT } from '../site/image-choice.js';
 import { launchBrowser } from '../text-images/browser.js';
 
@@ -23,10 +22,16 @@ const options = {
   maxPixels,
 };
 
-/** Raster types whose pixels give an <img> its width and height. */
-const SIZED_TYPES = new Set(['png', 'gif', 'jpeg', 'webp', 'avif']);
-/** EXIF orientations that turn the image a quarter: width and height swap. */
-const QUARTER_TURNS = new Set([5, 6, 7, 8]);
+/**
+ * A page with more <img>s than this is measured at FEW_VIEWPORTS only, not at
+ * every media query's sides: each measurement of a page with 20,000 images
+ * takes seconds.
+ */
+const MANY_IMAGES = 1000;
+const FEW_VIEWPORTS = [360, 768, 1280, 1920];
+
+/** The share of the first viewport an image must cover to be fetched first: a small one is not what a visitor waits for. */
+const MIN_PRIORITY_SHARE = 0.05;
 
 /**
  * @typedef {import('../images/layout.js').PageLayout} PageLayout
@@ -51,7 +56,8 @@ export default {
     try {
       launched = await launchBrowser({ browser: ctx.options.browser });
     } catch (error) {
-      ctx.warn('', 'no-browser', `image markup left as it is (nothing measures the layout): ${/** @type {Error} */ (error).message}`);
+      // The text-images pass has said how to get a browser; here the pages are only counted.
+      ctx.decide({ file: '', action: 'skipped', reason: `${images.size} page${images.size === 1 ? '' : 's'} left as they are: no browser to measure the layout (${/** @type {Error} */ (error).message.split(':')[0]})` });
       return;
     }
     const session = await siteLayouts(launched.browser, site);
@@ -61,10 +67,12 @@ export default {
       let done = 0;
       for (const [page, refs] of [...images].sort(([a], [b]) => (a < b ? -1 : 1))) {
         ctx.progress(page, { done: done++, total: images.size });
-        const before = await session.measure(page);
+        const before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
         const bytes = await site.read(page);
         const charset = /** @type {string} */ (site.get(page).charset);
-        const priority = largestInFirstView(before, refs);
+        const authorPriority = refs.some((ref) => /\sfetchpriority\s*=/i.test(bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd))));
+        const priority = authorPriority ? null : largestInFirstView(before, refs);
+        const indexed = before.map(imagesByKey);
         /**
          * The page's new markup, and what it adds.
          * @param {boolean} withSizes whether to add width and height
@@ -84,7 +92,7 @@ export default {
             /** @type {string[]} */
             const added = [];
             if (withSizes && !has('width') && !has('height') && target) {
-              if (!sizes.has(target)) sizes.set(target, await pixelSize(site, target, ctx.options.maxPixels));
+              if (!sizes.has(target)) sizes.set(target, site.files.has(target) ? await shownSize(await site.read(target), ctx.options.maxPixels) : null);
               const size = sizes.get(target);
               if (size) {
                 added.push(`width="${size.width}" height="${size.height}"`);
@@ -95,7 +103,7 @@ export default {
               added.push('decoding="async"');
               counts.decoding++;
             }
-            const boxes = before.map((l) => l.images.find((i) => i.path === target && i.occurrence === occurrence));
+            const boxes = indexed.map((images) => images.get(`${target}\n${occurrence}`));
             if (!has('loading') && boxes.every((b) => b && b.width > 0 && b.y >= VIEWPORT_HEIGHT)) {
               added.push('loading="lazy"');
               counts.lazy++;
@@ -145,8 +153,8 @@ export default {
 
 /**
  * The <img> reference whose box covers the most of the first viewport at
- * the robot's width (or the widest measured below it), or null when no image
- * is in it or an image of the page asks for a priority already.
+ * the robot's width (or the widest measured below it), or null when none
+ * covers MIN_PRIORITY_SHARE of it.
  * @param {PageLayout[]} layouts
  * @param {Reference[]} refs the page's <img src> references, in document order
  */
@@ -162,28 +170,7 @@ function largestInFirstView(layouts, refs) {
       best = box;
     }
   }
-  if (!best) return null;
+  if (!best || bestArea < MIN_PRIORITY_SHARE * layout.viewport * VIEWPORT_HEIGHT) return null;
   const found = best;
   return refs.filter((r) => (r.status === 'ok' ? r.target : '') === found.path)[found.occurrence] ?? null;
-}
-
-/**
- * The width and height an image is shown at, in CSS px at its natural size:
- * its pixels, turned by its EXIF orientation; null for what is no raster
- * image (SVG has sizes of its own) or cannot be read.
- * @param {import('../site/site.js').Site} site
- * @param {string} target
- * @param {number} limit maxPixels
- */
-async function pixelSize(site, target, limit) {
-  try {
-    const bytes = await site.read(target);
-    const type = sniffImageType(bytes);
-    if (!type || !SIZED_TYPES.has(type)) return null;
-    const meta = await sharp(bytes, { limitInputPixels: limit }).metadata();
-    if (!meta.width || !meta.height) return null;
-    return QUARTER_TURNS.has(meta.orientation ?? 1) ? { width: meta.height, height: meta.width } : { width: meta.width, height: meta.height };
-  } catch {
-    return null;
-  }
 }

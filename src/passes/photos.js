@@ -17,9 +17,11 @@ import { REFERENCE_KINDS } from '../site/reference-kinds.js';
 import { applyEdits } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { addReplacement, eachImageResult, imagesOfType, wrapInPicture } from '../images/replace.js';
-import { offerInCss } from '../images/image-set.js';
+import { offerInCss, offerWidthsInCss } from '../images/image-set.js';
+import { shownSize } from '../images/size.js';
+import { pageRequests } from '../requests.js';
 import { browser, maxPixels, prune } from '../images/options.js';
-import { layoutDifference, siteLayouts } from '../images/layout.js';
+import { imagesByKey, layoutDifference, siteLayouts } from '../images/layout.js';
 import { sizesAttribute, sizesEntries, srcsetAttribute } from '../images/responsive.js';
 import { launchBrowser } from '../text-images/browser.js';
 import { boolean, someOf, wholeNumber } from '../options/kinds.js';
@@ -41,6 +43,7 @@ const MIME = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'image/avif', w
 const EXTENSION = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'avif', webp: 'webp', jpeg: 'jpg' });
 /** @typedef {import('../images/jobs/photo.js').PhotoVariant} PhotoVariant */
 /** @typedef {import('../images/layout.js').PageLayout} PageLayout */
+/** @typedef {import('../images/responsive.js').SizesEntry} SizesEntry */
 
 const NAME = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'AVIF', webp: 'WebP', jpeg: 'JPEG' });
 
@@ -59,11 +62,20 @@ export default {
     photos.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const layouts = ctx.options.responsive ? await openLayouts(site, ctx, photos) : null;
     try {
+      /** @type {Map<string, SizesEntry[]>} the sizes CSS backgrounds draw each photo at, where all of them scale it (cover, contain) */
+      const cssSizes = new Map();
+      if (layouts) {
+        for (const file of photos) {
+          const size = await shownSize(await site.read(file.path), ctx.options.maxPixels);
+          const entries = size && backgroundSizes(layouts.measured, file.path, size);
+          if (entries) cssSizes.set(file.path, entries);
+        }
+      }
       const jobOptions = (/** @type {import('../site/site.js').SiteFile} */ file) => ({
         score: ctx.options.photoScore,
         formats: ctx.options.photoFormats,
         maxPixels: ctx.options.maxPixels,
-        sizes: layouts ? elementsDrawing(layouts.measured, file.path).map((e) => e.entries) : [],
+        sizes: layouts ? [...elementsDrawing(layouts.measured, file.path).map((e) => e.entries), ...(cssSizes.has(file.path) ? [/** @type {SizesEntry[]} */ (cssSizes.get(file.path))] : [])] : [],
       });
       /** @type {{ file: import('../site/site.js').SiteFile, result: import('../images/jobs/photo.js').PhotoConverted }[]} */
       const converted = [];
@@ -83,7 +95,11 @@ export default {
       /** Each page as it was before its markup changed, put back where a box moved. @type {Map<string, Buffer>} */
       const before = new Map();
       for (const file of [...site.files.values()]) if (file.role === 'page') before.set(file.path, await site.read(file.path));
-      for (const photo of placed) await offerChoices(site, photo, layouts?.measured ?? null, null, 'formats');
+      for (const photo of placed) {
+        await offerChoices(site, photo, layouts?.measured ?? null, null, 'formats');
+        const entries = cssSizes.get(photo.original.path);
+        if (entries) await offerWidthsInCss(site, photo.fallback, widthTiers(photo, entries));
+      }
       if (layouts) {
         // Where a box moved (a style that selects the <img> as a child, which a <picture> no longer is),
         // the page is put back and offered the widths alone, in the <img>'s own srcset; where that moves one too, nothing.
@@ -167,15 +183,15 @@ function drawnImages(site) {
  * @returns {Promise<Layouts | null>}
  */
 async function openLayouts(site, ctx, photos) {
-  /** @type {Set<string>} */
-  const pages = new Set();
-  for (const photo of photos) for (const ref of site.referencesTo(photo.path)) if (ref.element === 'img' && ref.attribute === 'src') pages.add(ref.source);
+  // Every page that shows one of the photos: in an <img>, or in a CSS background of its style sheets or its own.
+  const paths = new Set(photos.map((photo) => photo.path));
+  const pages = new Set(site.pages.map((page) => page.path).filter((page) => pageRequests(site, page).some((p) => paths.has(p))));
   if (!pages.size) return null;
   let launched;
   try {
     launched = await launchBrowser({ browser: ctx.options.browser });
   } catch (error) {
-    ctx.warn('', 'no-browser', `photographs get no smaller widths (nothing measures the layout): ${/** @type {Error} */ (error).message}`);
+    ctx.decide({ file: '', action: 'skipped', reason: `no smaller widths: no browser to measure the layout (${/** @type {Error} */ (error).message.split(':')[0]})` });
     return null;
   }
   const { browser } = launched;
@@ -185,7 +201,7 @@ async function openLayouts(site, ctx, photos) {
   let done = 0;
   for (const page of [...pages].sort()) {
     ctx.progress(`layout of ${page}`, { done: done++, total: pages.size });
-    measured.set(page, await session.measure(page));
+    measured.set(page, await session.measure(page, null, { backgrounds: true }));
   }
   return { session, measured, close: async () => { await session.close(); await browser.close(); } };
 }
@@ -199,9 +215,10 @@ async function openLayouts(site, ctx, photos) {
 function elementsDrawing(measured, photo) {
   const found = [];
   for (const [page, layouts] of measured) {
+    const indexed = layouts.map((l) => ({ viewport: l.viewport, images: imagesByKey(l) }));
     for (const image of layouts[0].images) {
       if (image.path !== photo || image.inPicture || image.srcset) continue;
-      const drawn = layouts.map((l) => ({ viewport: l.viewport, width: l.images.find((i) => i.path === photo && i.occurrence === image.occurrence)?.width ?? Infinity }));
+      const drawn = indexed.map((l) => ({ viewport: l.viewport, width: l.images.get(`${photo}\n${image.occurrence}`)?.width ?? Infinity }));
       if (drawn.some((d) => d.width === Infinity) || drawn.every((d) => d.width === 0)) continue;
       found.push({ page, occurrence: image.occurrence, entries: sizesEntries(drawn) });
     }
@@ -284,7 +301,8 @@ async function offerChoices(site, photo, measured, pages, offer) {
       const sizes = sizesAttribute(element.entries);
       /** @param {string} mime @param {string} fullSize */
       const srcset = (mime, fullSize) => srcsetAttribute(ref.source, [...(photo.resized.get(mime) ?? []), { target: fullSize, width: photo.width }]);
-      const sources = full.map((f) => `<source type="${f.mime}" srcset="${srcset(f.mime, f.target)}" sizes="${sizes}">`).join('');
+      // Formats offered at the full size only are left out: a browser that takes one would get no smaller width.
+      const sources = full.filter((f) => photo.resized.has(f.mime)).map((f) => `<source type="${f.mime}" srcset="${srcset(f.mime, f.target)}" sizes="${sizes}">`).join('');
       const tagStart = /** @type {number} */ (ref.tagStart), tagEnd = /** @type {number} */ (ref.tagEnd);
       const bytes = await site.read(ref.source);
       const closing = bytes[tagEnd - 2] === 0x2f ? tagEnd - 2 : tagEnd - 1; // before '/>' or '>'
@@ -322,3 +340,73 @@ async function movedPages(site, layouts, before) {
   return moved;
 }
 
+
+/**
+ * The `sizes` entries a photo's CSS backgrounds call for: at each viewport
+ * measured, the widest it is drawn at by any element (background-size cover
+ * or contain, scaled to the element's padding box); null when some element
+ * draws it at another size (its resolution would change the drawing), a
+ * pseudo-element draws it (no box measured), or pages were measured at
+ * different viewports.
+ * @param {Map<string, PageLayout[]>} measured
+ * @param {string} photo site path
+ * @param {{ width: number, height: number }} size the photo's, upright
+ * @returns {SizesEntry[] | null}
+ */
+function backgroundSizes(measured, photo, size) {
+  /** @type {Map<number, number>} viewport → widest drawn */
+  const widest = new Map();
+  let viewports = '';
+  for (const layouts of measured.values()) {
+    if (!layouts.some((l) => l.backgrounds.some((b) => b.path === photo))) continue;
+    const these = layouts.map((l) => l.viewport).join();
+    if (viewports && these !== viewports) return null;
+    viewports = these;
+    for (const layout of layouts) {
+      for (const b of layout.backgrounds) {
+        if (b.path !== photo) continue;
+        if (b.width < 0 || (b.size !== 'cover' && b.size !== 'contain')) return null;
+        const scale = (b.size === 'cover' ? Math.max : Math.min)(b.width / size.width, b.height / size.height);
+        widest.set(layout.viewport, Math.max(widest.get(layout.viewport) ?? 0, size.width * scale));
+      }
+    }
+  }
+  if (!widest.size) return null;
+  return sizesEntries([...widest].map(([viewport, width]) => ({ viewport, width })));
+}
+
+/**
+ * The media-query tiers of a CSS background: for each range of viewport
+ * widths, the narrowest width made (or the full size) that covers what it is
+ * drawn at on ordinary screens (1x) and on high-density ones (2x), in each
+ * format offered. Ranges that would get the full size in every entry are left
+ * to the author's declaration.
+ * @param {PlacedPhoto} photo
+ * @param {SizesEntry[]} entries
+ * @returns {import('../images/image-set.js').WidthTier[]}
+ */
+function widthTiers(photo, entries) {
+  /** @param {string} mime @param {string} full @param {number} wanted */
+  const pick = (mime, full, wanted) => [...(photo.resized.get(mime) ?? [])].sort((a, b) => a.width - b.width).find((c) => c.width >= wanted) ?? { target: full, width: photo.width };
+  const formats = [...photo.full.filter((f) => photo.resized.has(f.mime)).map((f) => ({ mime: f.mime, full: f.target })), { mime: photo.fallbackMime, full: photo.fallback }];
+  /** @type {{ from: number, to: number | null, key: string, chosen: { mime: string, x1: { target: string, width: number }, x2: { target: string, width: number } }[] }[]} */
+  const ranges = [];
+  let from = 0;
+  for (const entry of entries) {
+    const wanted = entry.width ?? photo.width;
+    const chosen = formats.map((f) => ({ mime: f.mime, x1: pick(f.mime, f.full, wanted), x2: pick(f.mime, f.full, 2 * wanted) }));
+    const key = chosen.map((c) => `${c.x1.target} ${c.x2.target}`).join();
+    const last = ranges[ranges.length - 1];
+    if (last && last.key === key) last.to = entry.maxViewport;
+    else ranges.push({ from, to: entry.maxViewport, key, chosen });
+    from = entry.maxViewport === null ? 0 : entry.maxViewport + 1;
+  }
+  return ranges
+    .filter((r) => r.chosen.some((c) => c.x1.width < photo.width || c.x2.width < photo.width))
+    .map((r) => ({
+      media: [r.from > 0 ? `(min-width: ${r.from}px)` : '', r.to !== null ? `(max-width: ${r.to}px)` : ''].filter(Boolean).join(' and '),
+      plain: r.chosen[r.chosen.length - 1].x1.target,
+      entries: r.chosen.flatMap((c) => (c.x1.target === c.x2.target ? [{ target: c.x1.target, density: 1, mime: c.mime }] : [{ target: c.x1.target, density: 1, mime: c.mime }, { target: c.x2.target, density: 2, mime: c.mime }])),
+    }))
+    .filter((t) => t.media !== '');
+}

@@ -5,6 +5,7 @@
  * url), and the bare strings of image-set().
  */
 import { tokenize, tokenTypes as T, string as cssString } from 'css-tree';
+import { mediaHolds } from './image-choice.js';
 
 /**
  * @typedef {object} CssUrl
@@ -16,6 +17,7 @@ import { tokenize, tokenTypes as T, string as cssString } from 'css-tree';
  *   the same property (its fallback): the image-set()'s offset, the same for all of them (a browser fetches one)
  * @property {string} [type] for an image-set() entry: its type(), lower case ('' when it has none)
  * @property {boolean} [overridden] for that fallback url(): a browser that reads the image-set() does not fetch it
+ * @property {boolean} [media] inside an @media block whose condition does not hold at the robot's viewport
  */
 
 const WS = /^[ \t\n\r\f]*/;
@@ -36,7 +38,11 @@ export function cssUrls(css) {
   /** @type {CssUrl[]} */
   const found = [];
   /** @param {'url' | 'import'} kind @param {number} start @param {number} end */
-  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}) });
+  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}), ...(blocks.includes(false) ? { media: true } : {}) });
+  /** The blocks open: false for an @media block whose condition does not hold at the robot's viewport. @type {boolean[]} */
+  const blocks = [];
+  /** Where the prelude of an @media rule starts, until its block opens. */
+  let mediaPrelude = -1;
   /** Inner range of a string token, without its quotes. @param {{ start: number, end: number }} t */
   const stringInner = (t) => /** @type {[number, number]} */ (stringInnerRange(t));
   /** @param {{ start: number, end: number }} t */
@@ -65,7 +71,16 @@ export function cssUrls(css) {
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
     const text = css.slice(t.start, t.end);
-    if (t.type === T.Url) {
+    if (t.type === T.AtKeyword && text.toLowerCase() === '@media') {
+      mediaPrelude = t.end;
+    } else if (t.type === T.LeftCurlyBracket) {
+      blocks.push(mediaPrelude < 0 || mediaHolds(css.slice(mediaPrelude, t.start)));
+      mediaPrelude = -1;
+    } else if (t.type === T.RightCurlyBracket) {
+      blocks.pop();
+    } else if (t.type === T.Semicolon) {
+      mediaPrelude = -1;
+    } else if (t.type === T.Url) {
       const [s, e] = urlTokenInner(t);
       add(isImport(tokens, i, css) ? 'import' : 'url', s, e);
     } else if (t.type === T.Function) {
@@ -182,5 +197,6 @@ export function withChoice(ref, u, offset) {
   if (u.choice !== undefined) ref.choice = offset + u.choice;
   if (u.type !== undefined) ref.type = u.type;
   if (u.overridden) ref.overridden = true;
+  if (u.media) ref.media = true;
   return ref;
 }

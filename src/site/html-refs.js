@@ -30,7 +30,8 @@ import { parsePage } from './html-tree.js';
  * @property {number} [choice] for an image a browser chooses (an <img>'s src and srcset, and a <picture>'s
  *   sources with its <img>): the same number for every reference of one choice, of which a browser fetches one
  * @property {string} [type] for a <picture>'s <source>: its type attribute; for an image-set() entry, its type(); lower case ('' when none)
- * @property {boolean} [media] for a <picture>'s <source>: whether it has a media condition
+ * @property {boolean} [media] for a <picture>'s <source>: whether it has a media condition; for a url() in CSS, whether it is
+ *   in a media query block that does not hold at the robot's viewport (css-refs.js)
  * @property {boolean} [overridden] for the url() of a declaration that an image-set() after it overrides (css-refs.js)
  * @property {{ width: number, wanted: number }} [fit] for a srcset candidate with a width descriptor: its width,
  *   and the width the element's `sizes` asks for at the robot's viewport (image-choice.js; -1 when it cannot tell)

@@ -8,6 +8,25 @@
 export const ROBOT_VIEWPORT = 1280;
 
 /**
+ * Whether a media query list holds for the robot: a screen ROBOT_VIEWPORT
+ * wide. Widths (min-width, max-width, in px or em) are evaluated; print and
+ * speech do not hold; any other feature counts as holding.
+ * @param {string} list the prelude of an @media rule
+ * @param {number} [viewport]
+ */
+export function mediaHolds(list, viewport = ROBOT_VIEWPORT) {
+  return list.split(',').some((query) => {
+    const q = query.trim().toLowerCase();
+    if (/^(only\s+)?(print|speech)\b/.test(q) || /^not\s+(all|screen)\b/.test(q)) return false;
+    for (const m of q.matchAll(/\(\s*(min|max)-width\s*:\s*([\d.]+)(px|r?em)\s*\)/g)) {
+      const width = Number(m[2]) * (m[3] === 'px' ? 1 : 16);
+      if (m[1] === 'min' ? viewport < width : viewport > width) return false;
+    }
+    return true;
+  });
+}
+
+/**
  * The width a `sizes` attribute gives at a viewport: its first entry whose
  * condition holds, of the forms `(max-width: 767px) 336px`, `(min-width: 768px) 50vw`
  * and `100vw`; -1 when an entry is of another form (the robot then takes the
@@ -43,7 +62,8 @@ const SHOWN_TYPES = new Set(['', ...IMAGE_TYPES]);
  * an image-set(), the first entry whose type it shows (the url() of the
  * declaration before it, which it overrides, only when none is shown).
  * A <source> with a media condition is passed over (the robot evaluates no
- * media queries). Other references are all kept.
+ * media attributes), and so is a CSS url() in an @media block that does not
+ * hold at the robot's viewport (mediaHolds). Other references are all kept.
  * @template {import('./html-refs.js').FoundReference} R
  * @param {R[]} found
  * @returns {R[]}
@@ -72,5 +92,5 @@ export function chosenReferences(found) {
     const current = chosen.get(ref.choice);
     if (!current || rank(ref) < rank(current) || (rank(ref) === rank(current) && ref.element === current.element && ref.type === current.type && fitsBetter(ref, current))) chosen.set(ref.choice, ref);
   }
-  return found.filter((ref) => ref.choice === undefined || chosen.get(ref.choice) === ref);
+  return found.filter((ref) => ref.media !== true && (ref.choice === undefined || chosen.get(ref.choice) === ref));
 }

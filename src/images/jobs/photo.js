@@ -127,6 +127,8 @@ export async function photo({ bytes: input, options }) {
       const reference = ssimulacra2Scorer(await shown(bytes, options.maxPixels, width));
       for (const format of options.formats) {
         if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
+        // WebP only as the fallback: where AVIF is offered, a browser without it takes the fallback's widths.
+        if (format === 'webp' && type !== 'webp' && options.formats.includes('avif')) continue;
         const found = await lowestPassing(bytes, reference, format, keepProfile, options, width);
         if (found.variant) resized.push(found.variant);
       }

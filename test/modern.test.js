@@ -1,0 +1,104 @@
+// fixtures/modern (a Bootstrap site with camera-sized photographs) built with
+// pagediet's defaults: at 360, 768 and 1280 px wide every page lays out
+// exactly as the input does (every element's box, measured in Chromium),
+// every reference of the output resolves, and every photograph a page shows
+// comes in a width no larger than it is drawn at twice. Built with
+// --lossless, every image of the output shows the input's pixels exactly.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { build } from '../src/pipeline.js';
+import { Site } from '../src/site/site.js';
+import { layoutDifference, siteLayouts } from '../src/images/layout.js';
+import { sniffImageType } from '../src/site/sniff.js';
+import { chromiumMissing, chromiumTest, launchChromium } from './helpers/chromium.js';
+import { allReferences } from './helpers/references.js';
+import { tempDir } from './helpers/tmp.js';
+
+const INPUT = path.resolve('fixtures/modern');
+const PAGES = ['index.html', 'blog/index.html', 'blog/first-post.html', 'about/index.html', 'gallery.html'];
+const VIEWPORTS = [360, 768, 1280];
+
+describe('fixtures/modern, built with the defaults', () => {
+  /** @type {string} */
+  let output;
+  /** @type {import('../src/pipeline.js').BuildSummary} */
+  let summary;
+  /** @type {Site} */
+  let input, built;
+  /** @type {import('playwright-core').Browser} */
+  let browser;
+
+  beforeAll(async () => {
+    if (chromiumMissing) return;
+    output = path.join(await tempDir(), 'out');
+    summary = await build({ input: INPUT, output });
+    input = await Site.read(INPUT);
+    built = await Site.read(output);
+    browser = await launchChromium();
+  }, 900_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await input?.close();
+    await built?.close();
+  });
+
+  chromiumTest('lays out every page as the input does at 360, 768 and 1280 px', async () => {
+    const before = await siteLayouts(browser, input);
+    const after = await siteLayouts(browser, built);
+    try {
+      for (const page of PAGES) {
+        const a = await before.measure(page, VIEWPORTS);
+        const b = await after.measure(page, VIEWPORTS);
+        expect({ page, moved: layoutDifference(a, b) }).toEqual({ page, moved: null });
+        // Every image drawn, drawn where it was.
+        expect(b.map((l) => l.images.map((i) => [i.x, i.y, i.width, i.height]))).toEqual(a.map((l) => l.images.map((i) => [i.x, i.y, i.width, i.height])));
+      }
+    } finally {
+      await before.close();
+      await after.close();
+    }
+  }, 300_000);
+
+  chromiumTest('resolves every reference, and makes smaller widths only of photographs', async () => {
+    const broken = allReferences(built).filter((r) => r.status !== 'ok' && r.status !== 'external' && r.status !== 'fragment');
+    expect(broken.map((r) => `${r.source}: ${r.url} (${r.status})`)).toEqual(allReferences(input).filter((r) => r.status !== 'ok' && r.status !== 'external' && r.status !== 'fragment').map((r) => `${r.source}: ${r.url} (${r.status})`));
+    const widths = [...built.files.keys()].filter((p) => /-\d+w\.(avif|webp|jpg)$/.test(p));
+    expect(widths.length).toBeGreaterThan(10);
+    for (const p of widths) {
+      const original = p.replace(/-\d+w\.(avif|webp|jpg)$/, '');
+      expect([...input.files.keys()].some((q) => q.replace(/\.(jpe?g|webp)$/, '') === original)).toBe(true);
+      const meta = await sharp(await built.read(p)).metadata();
+      expect(meta.width).toBe(Number(/-(\d+)w\./.exec(p)?.[1]));
+    }
+    // The photos pass decided for every photograph, each change at or above the gate.
+    const decisions = summary.passes.find((p) => p.name === 'photos')?.decisions ?? [];
+    expect(decisions.filter((d) => d.action === 'changed').length).toBe(11);
+    for (const d of decisions.filter((d) => d.action === 'changed')) expect(d.score).toBeGreaterThanOrEqual(85);
+  });
+});
+
+describe('fixtures/modern, built --lossless', () => {
+  chromiumTest('shows every image of the input with the same pixels', async () => {
+    const output = path.join(await tempDir(), 'out');
+    await build({ input: INPUT, output, lossless: true });
+    const site = await Site.read(INPUT);
+    try {
+      let images = 0;
+      for (const file of site.files.values()) {
+        const bytes = await site.read(file.path);
+        if (!sniffImageType(bytes)) continue;
+        const pixels = async (/** @type {Buffer} */ b) => (await sharp(b).autoOrient().ensureAlpha().raw().toBuffer({ resolveWithObject: true }));
+        const a = await pixels(bytes);
+        const b = await pixels(await fs.readFile(path.join(output, file.path)));
+        expect({ file: file.path, size: [b.info.width, b.info.height], same: b.data.equals(a.data) }).toEqual({ file: file.path, size: [a.info.width, a.info.height], same: true });
+        images++;
+      }
+      expect(images).toBe(14);
+    } finally {
+      await site.close();
+    }
+  }, 300_000);
+});
