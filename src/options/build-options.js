@@ -25,7 +25,7 @@
  * @property {boolean} [picture] animations: keep animated GIFs in <img> as the fallback of a <picture> with the new format
  * @property {boolean} [lossless] photos: keep every lossy original (JPEG, lossy WebP, AVIF) as it is: no re-encoding, not even a visually identical one
  * @property {number} [photoScore] photos: the SSIMULACRA 2 score a re-encoded photograph must reach against its original (85: indistinguishable in a flip test at 1:1; 90: in a flicker test) (default 85)
- * @property {("avif" | "webp" | "jpeg")[]} [photoFormats] photos: the formats photographs may be re-encoded as (default ["avif","webp","jpeg"])
+ * @property {("avif" | "webp" | "jpeg")[]} [photoFormats] photos: the formats photographs may be re-encoded as (a photo's smaller widths are made in its own format too, as their fallback) (default ["avif","jpeg"])
  * @property {boolean} [responsive] photos: give photographs drawn smaller than they are stored smaller widths too (srcset and sizes from the layout Chromium measures)
  * @property {boolean} [minifyHtml] minify-html: also run the minify-html pass: comments and whitespace that cannot render removed (off by default)
  * @property {'zopfli' | 'zlib'} [gzip] precompress: encoder for the precompressed .gz files: zopfli (smallest) or zlib (level 9, quick) (default "zopfli")

@@ -125,9 +125,10 @@ export async function photo({ bytes: input, options }) {
     for (const width of candidateWidths(options.sizes ?? [], original.width, original.height)) {
       if (width < 8 || (original.height * width) / original.width < 8) continue;
       const reference = ssimulacra2Scorer(await shown(bytes, options.maxPixels, width));
-      for (const format of options.formats) {
+      // Each width in the original's own format too (the fallback's widths), WebP otherwise only where AVIF is not
+      // offered: a browser without AVIF takes the fallback's widths.
+      for (const format of new Set([...options.formats, type])) {
         if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
-        // WebP only as the fallback: where AVIF is offered, a browser without it takes the fallback's widths.
         if (format === 'webp' && type !== 'webp' && options.formats.includes('avif')) continue;
         const found = await lowestPassing(bytes, reference, format, keepProfile, options, width);
         if (found.variant) resized.push(found.variant);
