@@ -69,14 +69,15 @@ describe('reference table', () => {
 
 describe('summary references', () => {
   it(`lists every reference up to ${SUMMARY_REFERENCE_LIMIT}, and only the unresolved ones beyond`, async () => {
+    // image-markup left out: it would add attributes to every <img>, and the offsets below are the page's as written.
     const small = await writeTree(await tempDir(), { 'index.html': '<img src=a.gif><img src=gone.gif>', 'a.gif': 'GIF89a' });
-    const smallSummary = await build({ input: small, output: path.join(await tempDir(), 'out'), only: [], cache: false });
+    const smallSummary = await build({ input: small, output: path.join(await tempDir(), 'out'), skip: ['image-markup'], cache: false });
     expect(smallSummary.referencesListed).toBe('all');
     expect(smallSummary.references.map((r) => [r.url, r.status])).toEqual([['a.gif', 'ok'], ['gone.gif', 'missing']]);
 
     const many = '<img src=a.gif>'.repeat(SUMMARY_REFERENCE_LIMIT);
     const large = await writeTree(await tempDir(), { 'index.html': `${many}<img src=gone.gif>`, 'a.gif': 'GIF89a' });
-    const largeSummary = await build({ input: large, output: path.join(await tempDir(), 'out'), only: [], cache: false });
+    const largeSummary = await build({ input: large, output: path.join(await tempDir(), 'out'), skip: ['image-markup'], cache: false });
     expect(largeSummary.totals.references).toBe(SUMMARY_REFERENCE_LIMIT + 1);
     expect(largeSummary.referencesByStatus).toEqual({ missing: 1, ok: SUMMARY_REFERENCE_LIMIT });
     expect(largeSummary.referencesListed).toBe('unresolved');
@@ -85,7 +86,7 @@ describe('summary references', () => {
 
     // More unresolved references than the limit: the first ones are listed; the warning counts them all.
     const links = await writeTree(await tempDir(), { 'index.html': '<a href=gone.html>x</a>'.repeat(SUMMARY_REFERENCE_LIMIT + 1) });
-    const linksSummary = await build({ input: links, output: path.join(await tempDir(), 'out'), only: [], cache: false });
+    const linksSummary = await build({ input: links, output: path.join(await tempDir(), 'out'), skip: ['image-markup'], cache: false });
     expect(linksSummary.referencesByStatus).toEqual({ missing: SUMMARY_REFERENCE_LIMIT + 1 });
     expect(linksSummary.referencesListed).toBe('unresolved');
     expect(linksSummary.references).toHaveLength(SUMMARY_REFERENCE_LIMIT);

@@ -108,6 +108,8 @@ export async function photo({ bytes: input, options }) {
     const trials = [];
     /** @type {PhotoVariant[]} */
     const variants = [];
+    /** The quality each format passed at, at full size: where the search for a smaller width starts. @type {Map<PhotoFormat, number>} */
+    const fullSizeQuality = new Map();
     /** The original's half of the metric, computed once for every candidate of every format. @type {import('../ssimulacra2.js').Ssimulacra2Scorer | undefined} */
     let scorer;
     for (const format of options.formats) {
@@ -116,6 +118,7 @@ export async function photo({ bytes: input, options }) {
       if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
       scorer ??= ssimulacra2Scorer(original);
       const found = await lowestPassing(bytes, scorer, format, keepProfile, options, null);
+      if (found.trial.quality !== null) fullSizeQuality.set(format, found.trial.quality);
       trials.push(found.trial);
       if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
     }
@@ -130,7 +133,7 @@ export async function photo({ bytes: input, options }) {
       for (const format of new Set([...options.formats, type])) {
         if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
         if (format === 'webp' && type !== 'webp' && options.formats.includes('avif')) continue;
-        const found = await lowestPassing(bytes, reference, format, keepProfile, options, width);
+        const found = await lowestPassing(bytes, reference, format, keepProfile, options, width, fullSizeQuality.get(format));
         if (found.variant) resized.push(found.variant);
       }
     }
@@ -197,9 +200,10 @@ function shown3(rgba, width, height) {
  * @param {boolean} keepProfile
  * @param {PhotoJobOptions} options
  * @param {number | null} width resized to this width, or at the original's size
+ * @param {number} [start] the quality to try first (else FIRST_GUESS)
  * @returns {Promise<{ trial: PhotoTrial, variant: PhotoVariant | null }>}
  */
-async function lowestPassing(bytes, scorer, format, keepProfile, options, width) {
+async function lowestPassing(bytes, scorer, format, keepProfile, options, width, start) {
   const [min, max] = QUALITY_RANGE[format];
   const gate = options.score;
   /** @param {(image: import('sharp').Sharp, quality: number) => import('sharp').Sharp} encoder @param {number} quality */
@@ -230,7 +234,7 @@ async function lowestPassing(bytes, scorer, format, keepProfile, options, width)
     else if (!bracket.fail || q > bracket.fail.q) bracket.fail = { q, score };
     return score;
   };
-  const first = FIRST_GUESS[format];
+  const first = start ?? FIRST_GUESS[format];
   const s0 = await tryAt(first);
   // One step along the expected slope, a little past the gate, to bracket it.
   const second = Math.min(max, Math.max(min, first + Math.round((gate - s0) / SLOPE[format]) + (s0 < gate ? 1 : -1)));
