@@ -153,6 +153,29 @@ describe('photos', () => {
     expect(await fs.readFile(path.join(output, 'broken.jpg'))).toEqual(truncated);
   }, 180_000);
 
+  it('takes a progressive JPEG, refuses one over the pixel limit with a warning, and leaves a 16-bit PNG to the lossless passes', async () => {
+    const progressive = await sharp(path.join(SOURCES, 'chelsea.png')).resize({ width: 240 }).jpeg({ quality: 92, progressive: true, chromaSubsampling: '4:4:4' }).toBuffer();
+    const large = await photoJpeg('coffee.png', { width: 400 });
+    const sixteen = await sharp(path.join(SOURCES, 'coffee.png')).resize({ width: 64 }).toColourspace('rgb16').png().toBuffer();
+    expect((await sharp(sixteen).metadata()).depth).toBe('ushort');
+    // A limit between the two photos' pixel counts (240x160 and 400x267).
+    const { output, pass, summary } = await buildPhotos({
+      'index.html': '<!doctype html><title>p</title><img src="progressive.jpg" alt=""><img src="large.jpg" alt=""><img src="deep.png" alt="">',
+      'progressive.jpg': progressive,
+      'large.jpg': large,
+      'deep.png': sixteen,
+    }, { photoFormats: ['avif', 'jpeg'], maxPixels: 100_000 });
+    expect(pass.decisions.find((d) => d.file === 'progressive.jpg')?.action).toBe('changed');
+    const avif = await fs.readFile(path.join(output, 'progressive.avif'));
+    expect(ssimulacra2(await shown(progressive), await shown(avif))).toBeGreaterThanOrEqual(GATE);
+    expect(pass.decisions.find((d) => d.file === 'large.jpg')?.action).toBe('skipped');
+    expect(summary.warnings.filter((w) => w.file === 'large.jpg').map((w) => w.code)).toEqual(['image-unreadable']);
+    expect(await fs.readFile(path.join(output, 'large.jpg'))).toEqual(large);
+    // Not a lossy photograph: the photos pass does not look at it, and it is copied as it is.
+    expect(pass.decisions.some((d) => d.file === 'deep.png')).toBe(false);
+    expect(await fs.readFile(path.join(output, 'deep.png'))).toEqual(sixteen);
+  }, 180_000);
+
   it('changes nothing with --lossless, and keeps a lossless WebP pixel-exact', async () => {
     const lossless = await sharp(path.join(SOURCES, 'chelsea.png')).resize({ width: 200 }).webp({ lossless: true }).toBuffer();
     expect(webpKind(lossless)).toBe('lossless');

@@ -30,8 +30,13 @@ const options = {
 const MANY_IMAGES = 1000;
 const FEW_VIEWPORTS = [360, 768, 1280, 1920];
 
-/** The share of the first viewport an image must cover to be fetched first: a small one is not what a visitor waits for. */
-const MIN_PRIORITY_SHARE = 0.05;
+/**
+ * The loading hints (decoding, lazy loading, priority) go on images of at
+ * least this many pixels (stored; for priority, covered in the first view):
+ * a smaller one decodes in no time and costs little to fetch, and the
+ * attributes would add more bytes than they save (a 1997 page's icons).
+ */
+const LARGE_IMAGE_PIXELS = 100_000;
 
 /**
  * @typedef {import('../images/layout.js').PageLayout} PageLayout
@@ -91,20 +96,19 @@ export default {
             const has = (/** @type {string} */ name) => new RegExp(`\\s${name}\\s*=`, 'i').test(tag);
             /** @type {string[]} */
             const added = [];
-            if (withSizes && !has('width') && !has('height') && target) {
-              if (!sizes.has(target)) sizes.set(target, site.files.has(target) ? await shownSize(await site.read(target), ctx.options.maxPixels) : null);
-              const size = sizes.get(target);
-              if (size) {
-                added.push(`width="${size.width}" height="${size.height}"`);
-                counts.sized++;
-              }
+            if (target && !sizes.has(target)) sizes.set(target, site.files.has(target) ? await shownSize(await site.read(target), ctx.options.maxPixels) : null);
+            const size = target ? sizes.get(target) : null;
+            if (withSizes && !has('width') && !has('height') && size) {
+              added.push(`width="${size.width}" height="${size.height}"`);
+              counts.sized++;
             }
-            if (!has('decoding')) {
+            const large = size !== null && size !== undefined && size.width * size.height >= LARGE_IMAGE_PIXELS;
+            if (!has('decoding') && large) {
               added.push('decoding="async"');
               counts.decoding++;
             }
             const boxes = indexed.map((images) => images.get(`${target}\n${occurrence}`));
-            if (!has('loading') && boxes.every((b) => b && b.width > 0 && b.y >= VIEWPORT_HEIGHT)) {
+            if (!has('loading') && large && boxes.every((b) => b && b.width > 0 && b.y >= VIEWPORT_HEIGHT)) {
               added.push('loading="lazy"');
               counts.lazy++;
             }
@@ -154,7 +158,7 @@ export default {
 /**
  * The <img> reference whose box covers the most of the first viewport at
  * the robot's width (or the widest measured below it), or null when none
- * covers MIN_PRIORITY_SHARE of it.
+ * covers LARGE_IMAGE_PIXELS of it.
  * @param {PageLayout[]} layouts
  * @param {Reference[]} refs the page's <img src> references, in document order
  */
@@ -170,7 +174,7 @@ function largestInFirstView(layouts, refs) {
       best = box;
     }
   }
-  if (!best || bestArea < MIN_PRIORITY_SHARE * layout.viewport * VIEWPORT_HEIGHT) return null;
+  if (!best || bestArea < LARGE_IMAGE_PIXELS) return null;
   const found = best;
   return refs.filter((r) => (r.status === 'ok' ? r.target : '') === found.path)[found.occurrence] ?? null;
 }
