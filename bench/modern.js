@@ -115,7 +115,13 @@ async function visit(root) {
  */
 async function shown(bytes, size) {
   let image = sharp(bytes).autoOrient().toColourspace('srgb').removeAlpha();
-  if (size) image = image.resize(size.width, size.height, { kernel: 'lanczos3', fit: 'fill' });
+  // As the photos pass makes its reference for a smaller width: by width, the height following the aspect ratio
+  // (to the written height where a tool rounded it otherwise).
+  if (size) {
+    const byWidth = await image.clone().resize({ width: size.width, kernel: 'lanczos3' }).raw().toBuffer({ resolveWithObject: true });
+    if (byWidth.info.height === size.height) return { data: byWidth.data, width: byWidth.info.width, height: byWidth.info.height, channels: /** @type {3} */ (3) };
+    image = image.resize(size.width, size.height, { kernel: 'lanczos3', fit: 'fill' });
+  }
   const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
   return { data, width: info.width, height: info.height, channels: /** @type {3} */ (3) };
 }
