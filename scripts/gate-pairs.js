@@ -19,8 +19,6 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PHOTOS = path.join(ROOT, 'fixtures/modern/img/photos');
 const OUT = path.join(ROOT, 'docs/images/gate');
 const DOC = path.join(ROOT, 'docs/images.md');
-/** The day the crops were made, as the section states it; set it when making them again. */
-const MADE_ON = '2026-11-25';
 const GATE = 85;
 const WELL_BELOW = 70;
 const HEADING = '## The gate, seen';
@@ -262,7 +260,7 @@ const section = [
     ${growth('just above', 'just below', (r) => `${((r - 1) * 100).toFixed(1)}%`)} larger than just below, and
     ${growth('just above', 'well below', (r) => `${r.toFixed(1)}`)} times the size of well below.`),
   table((r) => `![${r.photo.replace(/,.*/, '')}, ${r.quality ? `${r.encoder} quality ${r.quality}, score ${r.score}` : 'original'}](images/gate/${r.file})`),
-  wrap(`Made by \`node scripts/gate-pairs.js\` on ${MADE_ON}, with sharp
+  wrap(`Made by \`node scripts/gate-pairs.js\`, with sharp
     ${versions.sharp} (libvips ${versions.vips}, mozjpeg ${versions.mozjpeg}, aom
     ${versions.aom}).`),
 ].join('\n\n') + '\n';

@@ -24,6 +24,8 @@ import { encodeText } from '../site/charset.js';
 /** Properties whose url() may become an image-set(). */
 const PROPERTIES = new Set(['background', 'background-image']);
 const CSS_KINDS = new Set(['css-url', 'style-element-url', 'style-attribute-url']);
+/** Where media queries can go: style sheets and <style> elements. */
+const STYLE_SHEET_KINDS = new Set(['css-url', 'style-element-url']);
 
 /**
  * @typedef {{ target: string, mime: string }} OfferedFormat
@@ -40,19 +42,48 @@ const CSS_KINDS = new Set(['css-url', 'style-element-url', 'style-attribute-url'
  * @returns {Promise<number>} declarations given an image-set()
  */
 export async function offerInCss(site, shown, sources, shownMime) {
+  return editDrawingDeclarations(site, shown, CSS_KINDS, ({ text, call, declaration, relative }) => {
+    const q = declaration.quote === '"' ? "'" : '"';
+    const fallback = text.slice(call.start, call.end);
+    const entries = [...sources.map(({ target, mime }) => `url(${relative(target)}) type(${q}${mime}${q})`), `${fallback} type(${q}${shownMime}${q})`];
+    const copy = text.slice(declaration.start, call.start) + `image-set(${entries.join(', ')})` + text.slice(call.end, declaration.end);
+    return { at: declaration.end, text: `;${copy.trim()}` };
+  });
+}
+
+/**
+ * @typedef {object} DrawingDeclaration a `background` or `background-image` declaration that draws an image with a
+ *   plain url(), found by editDrawingDeclarations
+ * @property {string} text its file's text, one char a byte (offsets are byte offsets; the scan looks at ASCII only)
+ * @property {{ start: number, end: number }} call the url( ... ) call
+ * @property {Declaration} declaration
+ * @property {(target: string) => string} relative a site path as a URL relative to the file
+ */
+
+/**
+ * Finds every declaration that draws SHOWN with a plain url() (no image-set()
+ * yet) in the files holding references of these kinds, once each, and
+ * inserts what `edit` returns for it; each file is read and written once.
+ * @param {import('../site/site.js').Site} site
+ * @param {string} shown
+ * @param {Set<string>} kinds reference kinds to look at
+ * @param {(found: DrawingDeclaration) => { at: number, text: string } | null} edit null: leave it
+ * @returns {Promise<number>} declarations edited
+ */
+async function editDrawingDeclarations(site, shown, kinds, edit) {
   /** @type {Map<string, import('../site/site.js').Reference[]>} */
   const bySource = new Map();
   for (const ref of site.referencesTo(shown)) {
-    if (!CSS_KINDS.has(ref.kind)) continue;
+    if (!kinds.has(ref.kind)) continue;
     const list = bySource.get(ref.source) ?? [];
     list.push(ref);
     bySource.set(ref.source, list);
   }
-  let offered = 0;
+  let edited = 0;
   for (const [source, refs] of bySource) {
     const file = site.get(source);
     const bytes = await site.read(source);
-    const text = bytes.toString('latin1'); // one char a byte: offsets stay byte offsets; the scan looks at ASCII only
+    const text = bytes.toString('latin1');
     const fromDir = path.posix.dirname(source) === '.' ? '' : path.posix.dirname(source);
     const relative = (/** @type {string} */ target) => encodePath(path.posix.relative(fromDir, target));
     /** @type {import('../site/edits.js').Edit[]} */
@@ -68,16 +99,14 @@ export async function offerInCss(site, shown, sources, shownMime) {
       const property = body.slice(0, body.indexOf(':')).trim().toLowerCase();
       if (!PROPERTIES.has(property) || /image-set\(/i.test(body)) continue;
       done.add(declaration.start);
-      const q = declaration.quote === '"' ? "'" : '"';
-      const fallback = text.slice(call.start, call.end);
-      const entries = [...sources.map(({ target, mime }) => `url(${relative(target)}) type(${q}${mime}${q})`), `${fallback} type(${q}${shownMime}${q})`];
-      const copy = text.slice(declaration.start, call.start) + `image-set(${entries.join(', ')})` + text.slice(call.end, declaration.end);
-      edits.push({ start: declaration.end, end: declaration.end, bytes: encodeText(`;${copy.trim()}`, /** @type {string} */ (file.charset ?? 'utf-8')) });
-      offered++;
+      const insert = edit({ text, call, declaration, relative });
+      if (!insert) continue;
+      edits.push({ start: insert.at, end: insert.at, bytes: encodeText(insert.text, /** @type {string} */ (file.charset ?? 'utf-8')) });
+      edited++;
     }
     if (edits.length > 0) await site.write(source, applyEdits(bytes, edits));
   }
-  return offered;
+  return edited;
 }
 
 /**
@@ -175,47 +204,24 @@ export function declarationAround(text, from, to) {
  * @returns {Promise<number>} rules given tiers
  */
 export async function offerWidthsInCss(site, shown, tiers) {
-  /** @type {Map<string, import('../site/site.js').Reference[]>} */
-  const bySource = new Map();
-  for (const ref of site.referencesTo(shown)) {
-    if (ref.kind !== 'css-url' && ref.kind !== 'style-element-url') continue;
-    const list = bySource.get(ref.source) ?? [];
-    list.push(ref);
-    bySource.set(ref.source, list);
-  }
-  let offered = 0;
-  for (const [source, refs] of bySource) {
-    const file = site.get(source);
-    const bytes = await site.read(source);
-    const text = bytes.toString('latin1');
-    const fromDir = path.posix.dirname(source) === '.' ? '' : path.posix.dirname(source);
-    const relative = (/** @type {string} */ target) => encodePath(path.posix.relative(fromDir, target));
-    /** @type {import('../site/edits.js').Edit[]} */
-    const edits = [];
-    /** @type {Set<number>} */
-    const done = new Set();
-    for (const ref of refs) {
-      const call = urlCall(text, ref.start, ref.end);
-      if (!call) continue;
-      const declaration = declarationAround(text, call.start, call.end);
-      if (!declaration || declaration.quote !== null) continue;
-      const body = text.slice(declaration.start, declaration.end);
-      const property = body.slice(0, body.indexOf(':')).trim().toLowerCase();
-      if (!PROPERTIES.has(property) || /image-set\(/i.test(body)) continue;
-      const rule = ruleAround(text, declaration.start, declaration.end);
-      if (!rule || done.has(rule.end)) continue;
-      done.add(rule.end);
-      const before = text.slice(declaration.start, call.start), after = text.slice(call.end, declaration.end);
-      const blocks = tiers.map((tier) => {
+  /** Rules given their blocks already, by file text and end (one rule may draw the image twice). */
+  const done = new Map();
+  return editDrawingDeclarations(site, shown, STYLE_SHEET_KINDS, ({ text, call, declaration, relative }) => {
+    if (declaration.quote !== null) return null;
+    const rule = ruleAround(text, declaration.start, declaration.end);
+    const ends = done.get(text) ?? new Set();
+    done.set(text, ends);
+    if (!rule || ends.has(rule.end)) return null;
+    ends.add(rule.end);
+    const before = text.slice(declaration.start, call.start), after = text.slice(call.end, declaration.end);
+    return {
+      at: rule.end,
+      text: tiers.map((tier) => {
         const set = tier.entries.map((e) => `url(${relative(e.target)}) ${e.density}x type("${e.mime}")`).join(', ');
         return `@media ${tier.media}{${rule.selector}{${before}url(${relative(tier.plain)})${after};${before}image-set(${set})${after}}}`;
-      });
-      edits.push({ start: rule.end, end: rule.end, bytes: encodeText(blocks.join(''), /** @type {string} */ (file.charset ?? 'utf-8')) });
-      offered++;
-    }
-    if (edits.length > 0) await site.write(source, applyEdits(bytes, edits));
-  }
-  return offered;
+      }).join(''),
+    };
+  });
 }
 
 /**

@@ -9,7 +9,7 @@
  * markup changed; a page where any box moved keeps its markup, with a
  * warning. Attributes the author wrote are never changed. docs/image-markup.md.
  */
-import { applyEdits } from '../site/edits.js';
+import { applyEdits, startTagEnd } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
@@ -118,7 +118,7 @@ export default {
             }
             if (!added.length) continue;
             const tagEnd = /** @type {number} */ (ref.tagEnd);
-            const closing = bytes[tagEnd - 2] === 0x2f ? tagEnd - 2 : tagEnd - 1; // before '/>' or '>'
+            const closing = startTagEnd(bytes, tagEnd);
             edits.push({ start: closing, end: closing, bytes: encodeText(` ${added.join(' ')}`, charset) });
           }
           return { edits, counts };

@@ -14,7 +14,7 @@
  * unless --prune. docs/photos.md.
  */
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
-import { applyEdits } from '../site/edits.js';
+import { applyEdits, startTagEnd } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { addReplacement, eachImageResult, imagesOfType, wrapInPicture } from '../images/replace.js';
 import { offerInCss, offerWidthsInCss } from '../images/image-set.js';
@@ -93,9 +93,9 @@ export default {
       });
       const placed = [];
       for (const { file, result } of converted) placed.push(await placeVariants(site, ctx, file, result));
-      /** Each page as it was before its markup changed, put back where a box moved. @type {Map<string, Buffer>} */
+      /** Each measured page as it was before its markup changed, put back where a box moved. @type {Map<string, Buffer>} */
       const before = new Map();
-      for (const file of [...site.files.values()]) if (file.role === 'page') before.set(file.path, await site.read(file.path));
+      if (layouts) for (const page of layouts.measured.keys()) before.set(page, await site.read(page));
       for (const photo of placed) {
         await offerChoices(site, photo, layouts?.measured ?? null, null, 'formats');
         const entries = cssSizes.get(photo.original.path);
@@ -306,7 +306,7 @@ async function offerChoices(site, photo, measured, pages, offer) {
       const sources = full.filter((f) => photo.resized.has(f.mime)).map((f) => `<source type="${f.mime}" srcset="${srcset(f.mime, f.target)}" sizes="${sizes}">`).join('');
       const tagStart = /** @type {number} */ (ref.tagStart), tagEnd = /** @type {number} */ (ref.tagEnd);
       const bytes = await site.read(ref.source);
-      const closing = bytes[tagEnd - 2] === 0x2f ? tagEnd - 2 : tagEnd - 1; // before '/>' or '>'
+      const closing = startTagEnd(bytes, tagEnd);
       const edits = bySource.get(ref.source) ?? [];
       if (sources) edits.push({ start: tagStart, end: tagStart, bytes: encodeText(`<picture>${sources}`, charset) });
       edits.push({ start: closing, end: closing, bytes: encodeText(` srcset="${srcset(photo.fallbackMime, photo.fallback)}" sizes="${sizes}"`, charset) });

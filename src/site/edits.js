@@ -41,3 +41,12 @@ export function encodePath(sitePath) {
     .map((s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`))
     .join('/');
 }
+
+/**
+ * Where attributes go at the end of a start tag: before its `/>` or `>`.
+ * @param {Buffer} bytes
+ * @param {number} tagEnd offset after the tag's last byte
+ */
+export function startTagEnd(bytes, tagEnd) {
+  return bytes[tagEnd - 2] === 0x2f ? tagEnd - 2 : tagEnd - 1;
+}
