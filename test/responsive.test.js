@@ -1,4 +1,10 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
+import { offerInCss, offerWidthsInStyleAttributes } from '../src/images/image-set.js';
+import { chromiumTest, launchChromium, offlinePage } from './helpers/chromium.js';
 import { candidateWidths, sizesAttribute, sizesEntries, srcsetAttribute } from '../src/images/responsive.js';
 import { sizesWidth } from '../src/site/image-choice.js';
 import { viewportsOf } from '../src/images/layout.js';
@@ -68,6 +74,91 @@ describe('the robot\'s choice among widths', () => {
       expect(pageRequests(site, 'index.html')).toEqual(['index.html', 'a-700w.avif', 'b-500w.jpg', 'c.jpg']);
     } finally {
       await site.close();
+    }
+  });
+});
+
+describe('a style attribute\'s background in widths', () => {
+  /** Two tiers: below 768 px the 640 px wide files, from 768 px the full size; AVIF first, JPEG as the image-set()'s fallback. */
+  const TIERS = [
+    { media: '(max-width: 767px)', plain: 'img/a-640w.jpg', entries: [{ target: 'img/a-640w.avif', density: 1, mime: 'image/avif' }, { target: 'img/a-640w.jpg', density: 1, mime: 'image/jpeg' }] },
+    { media: '(min-width: 768px)', plain: 'img/a.jpg', entries: [{ target: 'img/a.avif', density: 1, mime: 'image/avif' }, { target: 'img/a.jpg', density: 1, mime: 'image/jpeg' }] },
+  ];
+  /** Each file a flat colour, to tell from a screenshot which one is drawn. */
+  const COLOURS = { 'img/a.jpg': [255, 0, 0], 'img/a.avif': [0, 255, 0], 'img/a-640w.avif': [0, 0, 255], 'img/a-640w.jpg': [255, 255, 0] };
+  const PAGE = '<!doctype html><html><head><title>t</title></head><body style="margin:0">'
+    + '<header style="height:100px; background-image: url(\'img/a.jpg\'); background-size: cover">x</header></body></html>';
+
+  async function site() {
+    const files = /** @type {Record<string, string | Buffer>} */ ({ 'index.html': PAGE });
+    for (const [name, [r, g, b]] of Object.entries(COLOURS)) {
+      const image = sharp({ create: { width: 64, height: 32, channels: 3, background: { r, g, b } } });
+      files[name] = await (name.endsWith('.avif') ? image.avif({ lossless: true }) : image.jpeg({ quality: 100 })).toBuffer();
+    }
+    return writeTree(await tempDir(), files);
+  }
+
+  it('writes a custom property per range in a <style> of the page, and the robot fetches the tier its viewport is in', async () => {
+    const dir = await site();
+    const s = await Site.read(dir);
+    try {
+      expect(await offerWidthsInStyleAttributes(s, 'img/a.jpg', TIERS)).toBe(1);
+      const types = '@supports (background-image:image-set(url("") type("image/jpeg")))';
+      expect((await s.read('index.html')).toString()).toBe('<!doctype html><html><head><title>t</title>'
+        + `<style>${types}{@media (max-width: 767px){:root{--pagediet-bg-1:image-set(url(img/a-640w.avif) 1x type("image/avif"),url(img/a-640w.jpg) 1x type("image/jpeg"))}}`
+        + '@media (min-width: 768px){:root{--pagediet-bg-1:image-set(url(img/a.avif) 1x type("image/avif"),url(img/a.jpg) 1x type("image/jpeg"))}}}</style>'
+        + '</head><body style="margin:0"><header style="height:100px; background-image: url(\'img/a.jpg\');background-image: var(--pagediet-bg-1,url(\'img/a.jpg\')); background-size: cover">x</header></body></html>');
+      // The robot (1280 px) takes the second tier's AVIF: the author's url() and the property's fallback are overridden.
+      expect(pageRequests(s, 'index.html')).toEqual(['index.html', 'img/a.avif']);
+      // Offered once: a second call finds the declaration overridden.
+      expect(await offerWidthsInStyleAttributes(s, 'img/a.jpg', TIERS)).toBe(0);
+    } finally {
+      await s.close();
+    }
+  });
+
+  chromiumTest('is what Chromium draws: the tier of its viewport, in the first type it shows', async () => {
+    const dir = await site();
+    const s = await Site.read(dir);
+    let html;
+    try {
+      await offerWidthsInStyleAttributes(s, 'img/a.jpg', TIERS);
+      html = await s.read('index.html');
+    } finally {
+      await s.close();
+    }
+    const out = await writeTree(await tempDir(), { 'index.html': html });
+    for (const name of Object.keys(COLOURS)) await writeTree(out, { [name]: await fs.readFile(path.join(dir, name)) });
+    const browser = await launchChromium();
+    try {
+      for (const [width, drawn] of /** @type {const} */ ([[500, 'img/a-640w.avif'], [1280, 'img/a.avif']])) {
+        const { context, page, requests, errors } = await offlinePage(browser, { viewport: { width, height: 300 } });
+        await page.goto(pathToFileURL(path.join(out, 'index.html')).href, { waitUntil: 'load' });
+        const { data } = await sharp(await page.screenshot({ clip: { x: 300, y: 50, width: 1, height: 1 } })).raw().toBuffer({ resolveWithObject: true });
+        expect([...data.subarray(0, 3)].map((v) => Math.round(v / 16)), `${width} px`).toEqual(COLOURS[drawn].map((v) => Math.round(v / 16)));
+        expect(requests.filter((u) => u.includes('/img/')).map((u) => u.slice(u.indexOf('/img/') + 1)), `${width} px`).toEqual([drawn]);
+        expect(errors).toEqual([]);
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('image-set() in a style attribute', () => {
+  it('quotes type() with the other quote than the attribute\'s, in any declaration of it', async () => {
+    const dir = await writeTree(await tempDir(), {
+      'index.html': '<div style="color: red; background: url(a.jpg) center">x</div><div style=\'background-image:url("a.jpg")\'>y</div>',
+      'a.jpg': 'x', 'a.avif': 'x',
+    });
+    const s = await Site.read(dir);
+    try {
+      expect(await offerInCss(s, 'a.jpg', [{ target: 'a.avif', mime: 'image/avif' }], 'image/jpeg')).toBe(2);
+      expect((await s.read('index.html')).toString()).toBe('<div style="color: red; background: url(a.jpg) center;background: image-set(url(a.avif) type(\'image/avif\'), url(a.jpg) type(\'image/jpeg\')) center">x</div>'
+        + '<div style=\'background-image:url("a.jpg");background-image:image-set(url(a.avif) type("image/avif"), url("a.jpg") type("image/jpeg"))\'>y</div>');
+    } finally {
+      await s.close();
     }
   });
 });

@@ -26,6 +26,11 @@ const PROPERTIES = new Set(['background', 'background-image']);
 const CSS_KINDS = new Set(['css-url', 'style-element-url', 'style-attribute-url']);
 /** Where media queries can go: style sheets and <style> elements. */
 const STYLE_SHEET_KINDS = new Set(['css-url', 'style-element-url']);
+const STYLE_ATTRIBUTE_KINDS = new Set(['style-attribute-url']);
+/** The custom properties pagediet writes start so (src/site/css-refs.js knows them). */
+export const CUSTOM_PROPERTY_PREFIX = '--pagediet-bg-';
+/** A condition that holds where image-set() takes type(): the browsers its offers are written for. */
+const IMAGE_SET_TYPES = '@supports (background-image:image-set(url("") type("image/jpeg")))';
 
 /**
  * @typedef {{ target: string, mime: string }} OfferedFormat
@@ -67,7 +72,8 @@ export async function offerInCss(site, shown, sources, shownMime) {
  * @param {import('../site/site.js').Site} site
  * @param {string} shown
  * @param {Set<string>} kinds reference kinds to look at
- * @param {(found: DrawingDeclaration) => { at: number, text: string } | null} edit null: leave it
+ * @param {(found: DrawingDeclaration) => { at: number, text: string }[] | { at: number, text: string } | null} edit
+ *   what to insert where; null: leave it
  * @returns {Promise<number>} declarations edited
  */
 async function editDrawingDeclarations(site, shown, kinds, edit) {
@@ -91,17 +97,24 @@ async function editDrawingDeclarations(site, shown, kinds, edit) {
     /** @type {Set<number>} */
     const done = new Set();
     for (const ref of refs) {
+      // Overridden already: an image-set() or a pagediet custom property after it offers the choice.
+      if (ref.overridden) continue;
       const call = urlCall(text, ref.start, ref.end);
       if (!call) continue;
-      const declaration = declarationAround(text, call.start, call.end);
+      // In a style attribute, its delimiter ends the declaration where no `;` does.
+      const quote = ref.kind === 'style-attribute-url' ? attributeQuote(text, call.start) : null;
+      if (ref.kind === 'style-attribute-url' && quote === null) continue;
+      const declaration = declarationAround(text, call.start, call.end, quote);
       if (!declaration || done.has(declaration.start)) continue;
       const body = text.slice(declaration.start, declaration.end);
       const property = body.slice(0, body.indexOf(':')).trim().toLowerCase();
       if (!PROPERTIES.has(property) || /image-set\(/i.test(body)) continue;
       done.add(declaration.start);
-      const insert = edit({ text, call, declaration, relative });
-      if (!insert) continue;
-      edits.push({ start: insert.at, end: insert.at, bytes: encodeText(insert.text, /** @type {string} */ (file.charset ?? 'utf-8')) });
+      const inserts = edit({ text, call, declaration, relative });
+      if (!inserts) continue;
+      for (const insert of Array.isArray(inserts) ? inserts : [inserts]) {
+        edits.push({ start: insert.at, end: insert.at, bytes: encodeText(insert.text, /** @type {string} */ (file.charset ?? 'utf-8')) });
+      }
       edited++;
     }
     if (edits.length > 0) await site.write(source, applyEdits(bytes, edits));
@@ -131,19 +144,36 @@ export function urlCall(text, urlStart, urlEnd) {
 }
 
 /**
+ * The quote that delimits the style attribute an offset is in, or null when
+ * it cannot tell (or the attribute has none): the last `style=` before it in
+ * the same tag.
+ * @param {string} text
+ * @param {number} at
+ * @returns {string | null}
+ */
+function attributeQuote(text, at) {
+  const tagStart = text.lastIndexOf('<', at);
+  if (tagStart < 0 || text.lastIndexOf('>', at) > tagStart) return null;
+  let quote = null;
+  for (const m of text.slice(tagStart, at).matchAll(/[\s"']style[ \t\n\r\f]*=[ \t\n\r\f]*(["'])/gi)) quote = m[1];
+  return quote;
+}
+
+/**
  * The declaration (property: value) around a range, without its `;`, or null
  * when it cannot be delimited: inside another function's parentheses, or in
  * a style attribute without quotes.
  * @param {string} text
  * @param {number} from
  * @param {number} to
+ * @param {string | null} [attributeQuote] the delimiter of the style attribute the range is in, when known
  * @returns {Declaration | null}
  */
-export function declarationAround(text, from, to) {
+export function declarationAround(text, from, to, attributeQuote = null) {
   let start = from - 1;
   let depth = 0;
   /** @type {string | null} */
-  let quote = null;
+  let quote = attributeQuote;
   for (; start >= 0; start--) {
     const c = text[start];
     if (c === ')') depth++;
@@ -152,6 +182,7 @@ export function declarationAround(text, from, to) {
       depth--;
     } else if (depth === 0 && (c === ';' || c === '{')) break;
     else if (depth === 0 && (c === '"' || c === "'")) {
+      if (attributeQuote !== null && c !== attributeQuote) return null;
       // A quote outside parentheses before the property: a style attribute's delimiter.
       quote = c;
       break;
@@ -254,4 +285,56 @@ export function ruleAround(text, from, to) {
   }
   if (end >= text.length) return null;
   return { selector, end: end + 1 };
+}
+
+/**
+ * Offers a CSS background that style attributes draw in smaller widths and
+ * other formats. A style attribute cannot hold a media query, so the
+ * declaration is followed by a copy whose url() is a custom property of the
+ * page's own, with the url() as its fallback:
+ *
+ *   style="background-image: url(a.jpg);background-image: var(--pagediet-bg-1,url(a.jpg))"
+ *
+ * and a <style> at the end of the page's <head> sets that property, per range
+ * of viewport widths, to an image-set() of the range's widths (1x, 2x) and
+ * formats, only where image-set() takes type():
+ *
+ *   @supports (...) {@media (max-width: 575px){:root{--pagediet-bg-1:image-set(...)}} ...}
+ *
+ * Elsewhere the property is not set and the copy draws its fallback, the
+ * same image as before; a browser without custom properties drops the copy
+ * and keeps the author's declaration. The tiers must cover every width (the
+ * ranges of widthTiers, full size included), so a browser that sets the
+ * property never draws the fallback. The property's name is not used by the
+ * page already (numbered past any it has).
+ * @param {import('../site/site.js').Site} site
+ * @param {string} shown site path of the image the declarations draw
+ * @param {WidthTier[]} tiers
+ * @returns {Promise<number>} declarations given the property
+ */
+export async function offerWidthsInStyleAttributes(site, shown, tiers) {
+  /** The last property number used, by page text. @type {Map<string, number>} */
+  const used = new Map();
+  return editDrawingDeclarations(site, shown, STYLE_ATTRIBUTE_KINDS, ({ text, call, declaration, relative }) => {
+    if (declaration.quote === null) return null;
+    const head = text.toLowerCase().lastIndexOf('</head', call.start);
+    if (head < 0) return null;
+    let last = used.get(text);
+    if (last === undefined) {
+      last = 0;
+      for (const m of text.matchAll(new RegExp(`${CUSTOM_PROPERTY_PREFIX}(\\d+)`, 'g'))) last = Math.max(last, Number(m[1]));
+    }
+    const name = `${CUSTOM_PROPERTY_PREFIX}${++last}`;
+    used.set(text, last);
+    const rules = tiers.map((tier) => {
+      const set = tier.entries.map((e) => `url(${relative(e.target)}) ${e.density}x type("${e.mime}")`).join(',');
+      const rule = `:root{${name}:image-set(${set})}`;
+      return tier.media ? `@media ${tier.media}{${rule}}` : rule;
+    }).join('');
+    const before = text.slice(declaration.start, call.start), after = text.slice(call.end, declaration.end);
+    return [
+      { at: head, text: `<style>${IMAGE_SET_TYPES}{${rules}}</style>` },
+      { at: declaration.end, text: `;${before.trimStart()}var(${name},${text.slice(call.start, call.end)})${after}` },
+    ];
+  });
 }

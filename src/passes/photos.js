@@ -17,7 +17,7 @@ import { REFERENCE_KINDS } from '../site/reference-kinds.js';
 import { applyEdits, startTagEnd } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { addReplacement, eachImageResult, imagesOfType, wrapInPicture } from '../images/replace.js';
-import { offerInCss, offerWidthsInCss } from '../images/image-set.js';
+import { offerInCss, offerWidthsInCss, offerWidthsInStyleAttributes } from '../images/image-set.js';
 import { shownSize } from '../images/size.js';
 import { pageRequests } from '../requests.js';
 import { browser, maxPixels, prune } from '../images/options.js';
@@ -97,9 +97,12 @@ export default {
       const before = new Map();
       if (layouts) for (const page of layouts.measured.keys()) before.set(page, await site.read(page));
       for (const photo of placed) {
-        await offerChoices(site, photo, layouts?.measured ?? null, null, 'formats');
         const entries = cssSizes.get(photo.original.path);
-        if (entries) await offerWidthsInCss(site, photo.fallback, widthTiers(photo, entries));
+        const tiers = entries ? widthTiers(photo, entries, false) : [];
+        // Style attributes first: their declarations, overridden then, are passed over by offerInCss.
+        if (tiers.length > 0) await offerWidthsInStyleAttributes(site, photo.fallback, widthTiers(photo, /** @type {SizesEntry[]} */ (entries), true));
+        await offerChoices(site, photo, layouts?.measured ?? null, null, 'formats');
+        if (tiers.length > 0) await offerWidthsInCss(site, photo.fallback, tiers);
       }
       if (layouts) {
         // Where a box moved (a style that selects the <img> as a child, which a <picture> no longer is),
@@ -118,7 +121,8 @@ export default {
         const refs = site.referencesTo(photo.fallback);
         const sized = refs.filter((r) => r.element === 'img' && r.attribute === 'srcset').length;
         const inPicture = refs.filter((r) => r.element === 'img' && r.attribute === 'src' && r.inPicture).length;
-        const backgrounds = refs.filter((r) => r.overridden).length;
+        // A style attribute's declaration given a custom property overrides two url()s: its own and the property's fallback.
+        const backgrounds = refs.filter((r) => r.overridden && r.choice !== undefined).length + Math.ceil(refs.filter((r) => r.overridden && r.choice === undefined).length / 2);
         ctx.rewrote(sized + inPicture + backgrounds);
         const offers = [sized ? `${sized} <img> with srcset and sizes` : '', inPicture ? `${inPicture} <img> in <picture>` : '', backgrounds ? `${backgrounds} CSS background${backgrounds === 1 ? '' : 's'} with image-set()` : ''].filter(Boolean);
         ctx.decide({ file: photo.original.path, action: 'changed', score: photo.score, reason: `${photo.original.outputSize} B → ${photo.described.join(', ')}${offers.length ? `; ${offers.join(', ')}` : ''}` });
@@ -380,13 +384,15 @@ function backgroundSizes(measured, photo, size) {
  * The media-query tiers of a CSS background: for each range of viewport
  * widths, the narrowest width made (or the full size) that covers what it is
  * drawn at on ordinary screens (1x) and on high-density ones (2x), in each
- * format offered. Ranges that would get the full size in every entry are left
- * to the author's declaration.
+ * format offered. Unless `everyRange`, ranges that would get the full size in
+ * every entry are left to the author's declaration; with it, the tiers cover
+ * every width (a single range has no media condition).
  * @param {PlacedPhoto} photo
  * @param {SizesEntry[]} entries
+ * @param {boolean} everyRange
  * @returns {import('../images/image-set.js').WidthTier[]}
  */
-function widthTiers(photo, entries) {
+function widthTiers(photo, entries, everyRange) {
   /** @param {string} mime @param {string} full @param {number} wanted */
   const pick = (mime, full, wanted) => [...(photo.resized.get(mime) ?? [])].sort((a, b) => a.width - b.width).find((c) => c.width >= wanted) ?? { target: full, width: photo.width };
   const formats = [...photo.full.filter((f) => photo.resized.has(f.mime)).map((f) => ({ mime: f.mime, full: f.target })), { mime: photo.fallbackMime, full: photo.fallback }];
@@ -403,11 +409,11 @@ function widthTiers(photo, entries) {
     from = entry.maxViewport === null ? 0 : entry.maxViewport + 1;
   }
   return ranges
-    .filter((r) => r.chosen.some((c) => c.x1.width < photo.width || c.x2.width < photo.width))
+    .filter((r) => everyRange || r.chosen.some((c) => c.x1.width < photo.width || c.x2.width < photo.width))
     .map((r) => ({
       media: [r.from > 0 ? `(min-width: ${r.from}px)` : '', r.to !== null ? `(max-width: ${r.to}px)` : ''].filter(Boolean).join(' and '),
       plain: r.chosen[r.chosen.length - 1].x1.target,
       entries: r.chosen.flatMap((c) => (c.x1.target === c.x2.target ? [{ target: c.x1.target, density: 1, mime: c.mime }] : [{ target: c.x1.target, density: 1, mime: c.mime }, { target: c.x2.target, density: 2, mime: c.mime }])),
     }))
-    .filter((t) => t.media !== '');
+    .filter((t) => everyRange || t.media !== '');
 }

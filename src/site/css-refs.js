@@ -7,6 +7,9 @@
 import { tokenize, tokenTypes as T, string as cssString } from 'css-tree';
 import { mediaHolds } from './image-choice.js';
 
+/** The custom properties pagediet writes (src/images/image-set.js): set wherever their fallback would be drawn. */
+const PAGEDIET_PROPERTY = /^--pagediet-bg-\d+$/;
+
 /**
  * @typedef {object} CssUrl
  * @property {'url' | 'import'} kind
@@ -16,7 +19,10 @@ import { mediaHolds } from './image-choice.js';
  * @property {number} [choice] for an image-set() entry, and for the url() of the declaration just before one of
  *   the same property (its fallback): the image-set()'s offset, the same for all of them (a browser fetches one)
  * @property {string} [type] for an image-set() entry: its type(), lower case ('' when it has none)
- * @property {boolean} [overridden] for that fallback url(): a browser that reads the image-set() does not fetch it
+ * @property {boolean} [overridden] for that fallback url(): a browser that reads the image-set() does not fetch it; also
+ *   for the url()s of a declaration followed by one of the same property through a pagediet custom property
+ *   (src/images/image-set.js, offerWidthsInStyleAttributes), and for that custom property's own fallback: a browser
+ *   that reads custom properties draws what pagediet set the property to
  * @property {boolean} [media] inside an @media block whose condition does not hold at the robot's viewport
  */
 
@@ -38,7 +44,7 @@ export function cssUrls(css) {
   /** @type {CssUrl[]} */
   const found = [];
   /** @param {'url' | 'import'} kind @param {number} start @param {number} end */
-  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}), ...(blocks.includes(false) ? { media: true } : {}) });
+  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}), ...(blocks.includes(false) ? { media: true } : {}), ...(propertyDepth > 0 ? { overridden: true } : {}) });
   /** The blocks open: false for an @media block whose condition does not hold at the robot's viewport. @type {boolean[]} */
   const blocks = [];
   /** Where the prelude of an @media rule starts, until its block opens. */
@@ -67,6 +73,8 @@ export function cssUrls(css) {
   /** The open image-set()'s token index, and the index in `found` of its first entry. */
   let imageSetToken = -1;
   let imageSetFirst = 0;
+  /** The depth inside var(--pagediet-bg-N, ...), whose fallback url() is overridden. */
+  let propertyDepth = 0;
   let depth = 0;
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i];
@@ -93,6 +101,9 @@ export function cssUrls(css) {
         imageSetDepth = depth;
         imageSetToken = i;
         imageSetFirst = found.length;
+      } else if (name === 'var' && propertyDepth === 0 && tokens[i + 1]?.type === T.Ident && PAGEDIET_PROPERTY.test(css.slice(tokens[i + 1].start, tokens[i + 1].end))) {
+        propertyDepth = depth;
+        markPreviousDeclaration(tokens, i, found, css, { overridden: true });
       } else if (name === 'type' && imageSetDepth > 0 && depth === imageSetDepth + 1 && found.length > imageSetFirst) {
         const next = tokens[i + 1];
         const entry = found[found.length - 1];
@@ -105,6 +116,7 @@ export function cssUrls(css) {
         imageSetDepth = 0;
         markImageSetChoice(tokens, imageSetToken, found, imageSetFirst, css);
       }
+      if (depth === propertyDepth) propertyDepth = 0;
       depth = Math.max(0, depth - 1);
     } else if (t.type === T.String) {
       const prev = tokens[i - 1];
@@ -132,6 +144,19 @@ export function cssUrls(css) {
 function markImageSetChoice(tokens, at, found, first, css) {
   const choice = tokens[at].start;
   for (let k = first; k < found.length; k++) found[k].choice = choice;
+  markPreviousDeclaration(tokens, at, found, css, { choice, overridden: true });
+}
+
+/**
+ * Gives the url()s of the declaration before the one holding token `at`
+ * these fields, when both set the same property.
+ * @param {{ type: number, start: number, end: number }[]} tokens
+ * @param {number} at
+ * @param {CssUrl[]} found
+ * @param {string} css
+ * @param {{ choice?: number, overridden: true }} fields
+ */
+function markPreviousDeclaration(tokens, at, found, css, fields) {
   // Back to this declaration's property, then the declaration before it.
   const property = (/** @type {number} */ from) => {
     let i = from;
@@ -147,7 +172,7 @@ function markImageSetChoice(tokens, at, found, first, css) {
   if (!before || before.name !== own.name) return;
   const from = tokens[before.boundary + 1].start;
   const to = tokens[own.boundary].start;
-  for (const u of found) if (u.start >= from && u.end <= to && u.choice === undefined && u.kind === 'url') Object.assign(u, { choice, overridden: true });
+  for (const u of found) if (u.start >= from && u.end <= to && u.choice === undefined && u.kind === 'url') Object.assign(u, fields);
 }
 
 /**

@@ -63,7 +63,8 @@ const SHOWN_TYPES = new Set(['', ...IMAGE_TYPES]);
  * declaration before it, which it overrides, only when none is shown).
  * A <source> with a media condition is passed over (the robot evaluates no
  * media attributes), and so is a CSS url() in an @media block that does not
- * hold at the robot's viewport (mediaHolds). Other references are all kept.
+ * hold at the robot's viewport (mediaHolds), and a url() that a pagediet
+ * custom property overrides (css-refs.js). Other references are all kept.
  * @template {import('./html-refs.js').FoundReference} R
  * @param {R[]} found
  * @returns {R[]}
@@ -92,5 +93,5 @@ export function chosenReferences(found) {
     const current = chosen.get(ref.choice);
     if (!current || rank(ref) < rank(current) || (rank(ref) === rank(current) && ref.element === current.element && ref.type === current.type && fitsBetter(ref, current))) chosen.set(ref.choice, ref);
   }
-  return found.filter((ref) => ref.media !== true && (ref.choice === undefined || chosen.get(ref.choice) === ref));
+  return found.filter((ref) => ref.media !== true && (ref.choice === undefined ? ref.overridden !== true : chosen.get(ref.choice) === ref));
 }
