@@ -156,7 +156,9 @@ results.input = { seconds: null, files: bytesOf(INPUT), visit: await visit(INPUT
 
 const pagedietOut = path.join(work, 'pagediet');
 let t = performance.now();
-await build({ input: INPUT, output: pagedietOut, cacheDir: path.join(work, 'cache') });
+const summary = await build({ input: INPUT, output: pagedietOut, cacheDir: path.join(work, 'cache') });
+// A warning explains a run that saved less than the last (a page put back where a box moved, say).
+for (const w of summary.warnings) console.log(`pagediet: ${w.file}: ${w.code}: ${w.message}`);
 results.pagediet = { seconds: (performance.now() - t) / 1000, files: bytesOf(pagedietOut), visit: await visit(pagedietOut), scores: await scores(pagedietOut) };
 
 const jampackOut = path.join(work, 'jampack');

@@ -23,8 +23,12 @@ export const MAX_VIEWPORT = 1920;
 export const COMMON_VIEWPORTS = [MIN_VIEWPORT, 414, 768, 1024, 1280, 1366, 1440, 1536, 1680, MAX_VIEWPORT];
 /** Every viewport is this tall: the first view a visitor sees (and what loading hints call "above the fold"). */
 export const VIEWPORT_HEIGHT = 800;
-/** How long a page may take to load and settle before it is measured as it stands. */
-const SETTLE_MS = 15000;
+/**
+ * How long a page may take to load and settle before it is measured as it
+ * stands: long, since a box measured before its image loaded reads as moved
+ * (on a loaded machine a page of camera-sized photographs takes seconds).
+ */
+const SETTLE_MS = 60000;
 
 /**
  * @typedef {object} ImageBox one <img> as drawn
