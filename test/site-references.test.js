@@ -31,6 +31,7 @@ describe('HTML references', () => {
     '<video poster="img/poster.gif"><source src="v.mp4"></video>',
     '<object data="img/o.svg"></object><embed src="img/e.svg">',
     '<iframe src="frame.html"></iframe><a href="other.html#top">link</a>',
+    '<svg><use href="img/sprite.svg#cup"></use><use xlink:href="img/sprite.svg#bean"/><use href="#local"/><image xlink:href="img/photo.gif" width="9" height="9"/></svg>',
     '</BODY></html>',
   ].join('\n');
   const files = {
@@ -46,7 +47,7 @@ describe('HTML references', () => {
     'frame.html': '<p>frame</p>',
     'other.html': '<p>other</p>',
     ...Object.fromEntries(['style-bg', 'body', 'table', 'td', 'th', 'a', 'a-1', 'a-2', 'p', 'go', 'attr', 'poster', 'css-bg'].map((n) => [`img/${n}.gif`, GIF])),
-    'img/p.webp': 'w', 'img/p2.webp': 'w', 'img/o.svg': '<svg/>', 'img/e.svg': '<svg/>',
+    'img/p.webp': 'w', 'img/p2.webp': 'w', 'img/o.svg': '<svg/>', 'img/e.svg': '<svg/>', 'img/sprite.svg': '<svg/>', 'img/photo.gif': GIF,
   };
 
   it('finds every kind with the exact byte range of its URL', async () => {
@@ -79,6 +80,10 @@ describe('HTML references', () => {
       ['embed', 'img/e.svg', 'ok', 'img/e.svg'],
       ['iframe', 'frame.html', 'ok', 'frame.html'],
       ['anchor', 'other.html#top', 'ok', 'other.html'],
+      ['svg-href', 'img/sprite.svg#cup', 'ok', 'img/sprite.svg'],
+      ['svg-href', 'img/sprite.svg#bean', 'ok', 'img/sprite.svg'],
+      ['svg-href', '#local', 'fragment', null],
+      ['svg-href', 'img/photo.gif', 'ok', 'img/photo.gif'],
     ]);
     // Byte offsets, not just slices: the first reference sits right after `<link rel="stylesheet" href="`.
     const first = refs[0];

@@ -57,6 +57,9 @@ const URL_ATTRIBUTES = /** @type {Record<string, Record<string, ReferenceKind>>}
   frame: { src: 'frame' },
   a: { href: 'anchor' },
   area: { href: 'anchor' },
+  // Inline SVG: a symbol or drawing of another file, fetched with the page.
+  use: { href: 'svg-href' },
+  image: { href: 'svg-href' },
 });
 
 /**
@@ -210,7 +213,10 @@ export function referencesInTree(view, root) {
  * @returns {{ start: number, end: number } | null}
  */
 export function attributeValueRange(view, el, name) {
-  const loc = /** @type {{ attrs?: Record<string, Span> } | null | undefined} */ (el.sourceCodeLocation)?.attrs?.[name];
+  const attrs = /** @type {{ attrs?: Record<string, Span> } | null | undefined} */ (el.sourceCodeLocation)?.attrs;
+  // A foreign attribute (SVG's xlink:href) is named without its prefix in attribs, with it in the locations.
+  const prefix = /** @type {{ 'x-attribsPrefix'?: Record<string, string> }} */ (el)['x-attribsPrefix']?.[name];
+  const loc = attrs?.[name] ?? (prefix ? attrs?.[`${prefix}:${name}`] : undefined);
   if (!loc) return null;
   const raw = view.text.slice(loc.startOffset, loc.endOffset);
   const eq = /^[^\s=]+[ \t\n\r\f]*=[ \t\n\r\f]*/.exec(raw);

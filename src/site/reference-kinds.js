@@ -5,7 +5,7 @@
  * @typedef {'img' | 'srcset' | 'picture-source' | 'input-image' | 'stylesheet' | 'icon'
  *   | 'preload' | 'script' | 'style-attribute-url' | 'style-element-url' | 'css-url'
  *   | 'css-import' | 'background' | 'poster' | 'media' | 'object' | 'embed' | 'iframe'
- *   | 'frame' | 'anchor' | 'link'} ReferenceKind
+ *   | 'frame' | 'svg-href' | 'anchor' | 'link'} ReferenceKind
  */
 
 /** @type {Record<ReferenceKind, { subresource: boolean, page?: boolean, description: string }>} */
@@ -29,6 +29,7 @@ export const REFERENCE_KINDS = {
   'embed': { subresource: true, description: '<embed src>' },
   'iframe': { subresource: true, page: true, description: '<iframe src>: a page inside the page' },
   'frame': { subresource: true, page: true, description: '<frame src>: a page inside a frameset' },
+  'svg-href': { subresource: true, description: '<use href> and <image href> (or xlink:href) in inline SVG' },
   'anchor': { subresource: false, description: '<a href>, <area href>: a link, not loaded with the page' },
   'link': { subresource: false, description: 'other <link href> (prefetch, manifest, alternate, ...)' },
 };
