@@ -3,7 +3,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { offerInCss, offerWidthsInStyleAttributes } from '../src/images/image-set.js';
+import { offerInCss, offerWidthsInCss, offerWidthsInStyleAttributes } from '../src/images/image-set.js';
 import { chromiumTest, launchChromium, offlinePage } from './helpers/chromium.js';
 import { candidateWidths, sizesAttribute, sizesEntries, srcsetAttribute } from '../src/images/responsive.js';
 import { sizesWidth } from '../src/site/image-choice.js';
@@ -157,6 +157,25 @@ describe('image-set() in a style attribute', () => {
       expect(await offerInCss(s, 'a.jpg', [{ target: 'a.avif', mime: 'image/avif' }], 'image/jpeg')).toBe(2);
       expect((await s.read('index.html')).toString()).toBe('<div style="color: red; background: url(a.jpg) center;background: image-set(url(a.avif) type(\'image/avif\'), url(a.jpg) type(\'image/jpeg\')) center">x</div>'
         + '<div style=\'background-image:url("a.jpg");background-image:image-set(url(a.avif) type("image/avif"), url("a.jpg") type("image/jpeg"))\'>y</div>');
+    } finally {
+      await s.close();
+    }
+  });
+});
+
+describe('a style sheet\'s background in formats and widths', () => {
+  it('gets its image-set() copy, then an @media block per tier after the rule', async () => {
+    const dir = await writeTree(await tempDir(), {
+      'index.html': '<link rel="stylesheet" href="css/site.css"><div class="h">x</div>',
+      'css/site.css': '.h{padding:1rem;background:#000 url(../a.jpg) center/cover}p{margin:0}',
+      'a.jpg': 'x', 'a.avif': 'x', 'a-640w.jpg': 'x', 'a-640w.avif': 'x',
+    });
+    const s = await Site.read(dir);
+    try {
+      expect(await offerInCss(s, 'a.jpg', [{ target: 'a.avif', mime: 'image/avif' }], 'image/jpeg')).toBe(1);
+      expect(await offerWidthsInCss(s, 'a.jpg', [{ media: '(max-width: 767px)', plain: 'a-640w.jpg', entries: [{ target: 'a-640w.avif', density: 1, mime: 'image/avif' }, { target: 'a-640w.jpg', density: 1, mime: 'image/jpeg' }] }])).toBe(1);
+      expect((await s.read('css/site.css')).toString()).toBe('.h{padding:1rem;background:#000 url(../a.jpg) center/cover;background:#000 image-set(url(../a.avif) type("image/avif"), url(../a.jpg) type("image/jpeg")) center/cover}'
+        + '@media (max-width: 767px){.h{background:#000 url(../a-640w.jpg) center/cover;background:#000 image-set(url(../a-640w.avif) 1x type("image/avif"), url(../a-640w.jpg) 1x type("image/jpeg")) center/cover}}p{margin:0}');
     } finally {
       await s.close();
     }

@@ -53,7 +53,7 @@ export async function offerInCss(site, shown, sources, shownMime) {
     const entries = [...sources.map(({ target, mime }) => `url(${relative(target)}) type(${q}${mime}${q})`), `${fallback} type(${q}${shownMime}${q})`];
     const copy = text.slice(declaration.start, call.start) + `image-set(${entries.join(', ')})` + text.slice(call.end, declaration.end);
     return { at: declaration.end, text: `;${copy.trim()}` };
-  });
+  }, false);
 }
 
 /**
@@ -74,9 +74,11 @@ export async function offerInCss(site, shown, sources, shownMime) {
  * @param {Set<string>} kinds reference kinds to look at
  * @param {(found: DrawingDeclaration) => { at: number, text: string }[] | { at: number, text: string } | null} edit
  *   what to insert where; null: leave it
+ * @param {boolean} overridden whether to look at declarations an image-set() or a pagediet custom property after
+ *   them overrides (false: their choice is offered already)
  * @returns {Promise<number>} declarations edited
  */
-async function editDrawingDeclarations(site, shown, kinds, edit) {
+async function editDrawingDeclarations(site, shown, kinds, edit, overridden) {
   /** @type {Map<string, import('../site/site.js').Reference[]>} */
   const bySource = new Map();
   for (const ref of site.referencesTo(shown)) {
@@ -97,8 +99,7 @@ async function editDrawingDeclarations(site, shown, kinds, edit) {
     /** @type {Set<number>} */
     const done = new Set();
     for (const ref of refs) {
-      // Overridden already: an image-set() or a pagediet custom property after it offers the choice.
-      if (ref.overridden) continue;
+      if (ref.overridden && !overridden) continue;
       const call = urlCall(text, ref.start, ref.end);
       if (!call) continue;
       // In a style attribute, its delimiter ends the declaration where no `;` does.
@@ -252,7 +253,7 @@ export async function offerWidthsInCss(site, shown, tiers) {
         return `@media ${tier.media}{${rule.selector}{${before}url(${relative(tier.plain)})${after};${before}image-set(${set})${after}}}`;
       }).join(''),
     };
-  });
+  }, true);
 }
 
 /**
@@ -336,5 +337,5 @@ export async function offerWidthsInStyleAttributes(site, shown, tiers) {
       { at: head, text: `<style>${IMAGE_SET_TYPES}{${rules}}</style>` },
       { at: declaration.end, text: `;${before.trimStart()}var(${name},${text.slice(call.start, call.end)})${after}` },
     ];
-  });
+  }, false);
 }
