@@ -406,6 +406,7 @@ describe('modern (a Bootstrap site of today)', () => {
       ...$('img[src]').map((_, el) => ({ kind: 'img', url: String($(el).attr('src')) })).get(),
       ...$('link[rel=stylesheet]').map((_, el) => ({ kind: 'stylesheet', url: String($(el).attr('href')) })).get(),
       ...$('script[src]').map((_, el) => ({ kind: 'script', url: String($(el).attr('src')) })).get(),
+      ...$('use[href]').map((_, el) => ({ kind: 'svg-use', url: String($(el).attr('href')) })).get(),
       ...$('[style]').map((_, el) => urls(String($(el).attr('style'))).map((url) => ({ kind: 'style-attribute-url', url }))).get().flat(),
     ];
   }
@@ -465,7 +466,9 @@ describe('modern (a Bootstrap site of today)', () => {
 
   it('has camera-style exports, thumbnails, a WebP and a PNG screenshot, as the manifest says', async () => {
     const { dir, manifest } = await site('modern');
-    const images = manifest.files.filter((f) => f.path.startsWith('img/'));
+    // The raster images; the SVG icons beside them in img/icons/ are checked below.
+    const images = manifest.files.filter((f) => f.path.startsWith('img/') && ['photo', 'thumbnail', 'screenshot'].includes(f.kind));
+    expect(manifest.files.filter((f) => f.path.startsWith('img/') && !images.includes(f)).every((f) => f.path.startsWith('img/icons/') && f.path.endsWith('.svg'))).toBe(true);
     let total = 0;
     /** @type {Record<string, number>} */
     const formats = {};
@@ -495,5 +498,214 @@ describe('modern (a Bootstrap site of today)', () => {
     expect(images.filter((f) => f.kind === 'thumbnail').length).toBeGreaterThanOrEqual(4);
     expect(total).toBeGreaterThan(4 * KB * KB);
     expect(total).toBeLessThan(8 * KB * KB);
+  });
+
+  /**
+   * A page's HTML, parsed.
+   * @param {string} dir
+   * @param {string} page
+   */
+  async function load(dir, page) {
+    return cheerio.load((await readFile(join(dir, page))).toString('utf8'));
+  }
+
+  /**
+   * The site path a relative URL of a file names, without query or fragment.
+   * @param {string} from
+   * @param {string} url
+   */
+  function target(from, url) {
+    return posix.normalize(posix.join(posix.dirname(from), url.replace(/[?#].*$/, '')));
+  }
+
+  it('has SVG icons as editors export them, a sprite every page uses, and inline SVG that CSS and links point at', async () => {
+    const { dir, files, manifest } = await site('modern');
+    const icons = manifest.files.filter((f) => f.kind === 'svg-icon');
+    expect(icons.length).toBeGreaterThanOrEqual(4);
+    const texts = await Promise.all(icons.map(async (f) => (await readFile(join(dir, f.path))).toString('utf8')));
+    let referenced = 0;
+    let unreferenced = 0;
+    for (const [i, f] of icons.entries()) {
+      const svg = texts[i];
+      expect(f.path, f.path).toMatch(/^img\/icons\/[a-z-]+\.svg$/);
+      expect(f.bytes, f.path).toBeLessThan(8 * KB);
+      expect(svg, f.path).toMatch(/^<\?xml version="1\.0" encoding="(UTF|utf)-8"/);
+      expect(svg, f.path).toMatch(/<!-- (Created with Inkscape|Generator: Adobe Illustrator)/);
+      expect(svg, f.path).toMatch(/<title[^>]*>[^<]+<\/title>/);
+      expect((await sharp(Buffer.from(svg)).metadata()).format, f.path).toBe('svg');
+      // Every internal reference resolves; some ids are referenced, others only name things.
+      const ids = new Set([...svg.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));
+      const refs = [...svg.matchAll(/url\(#([^)]+)\)|href="#([^"]+)"/g)].map((m) => m[1] ?? m[2]);
+      for (const r of refs) expect(ids.has(r), `${f.path}: #${r}`).toBe(true);
+      referenced += new Set(refs).size;
+      unreferenced += [...ids].filter((id) => !refs.includes(id)).length;
+    }
+    expect(referenced).toBeGreaterThanOrEqual(3);
+    expect(unreferenced).toBeGreaterThanOrEqual(10);
+    const all = texts.join('\n');
+    expect(new Set(icons.map((f) => f.exportedAs))).toEqual(new Set(['inkscape', 'illustrator']));
+    expect(all).toMatch(/<sodipodi:namedview/);
+    expect(all).toMatch(/<metadata/);
+    expect(all).toMatch(/stroke-dasharray:none/);
+    expect(all).toMatch(/ x="0px" y="0px"/);
+    expect(all).toMatch(/enable-background:new/);
+    expect(all).toMatch(/\d\.\d{7}/); // unrounded coordinates
+
+    // The sprite: <symbol>s, used by <svg><use href> from every page, each fragment naming a symbol.
+    const sprite = manifest.files.filter((f) => f.kind === 'svg-sprite');
+    expect(sprite.map((f) => f.path)).toEqual(['img/icons/sprite.svg']);
+    const spriteSvg = (await readFile(join(dir, 'img/icons/sprite.svg'))).toString('utf8');
+    const symbols = new Set([...spriteSvg.matchAll(/<symbol id="([^"]+)"/g)].map((m) => m[1]));
+    expect(symbols.size).toBeGreaterThanOrEqual(4);
+    /** @type {Set<string>} */
+    const usedSymbols = new Set();
+    /** @type {Set<string>} */
+    const iconPages = new Set();
+    for (const page of PAGES) {
+      const $ = await load(dir, page);
+      const uses = $('svg > use[href]').map((_, el) => String($(el).attr('href'))).get();
+      expect(uses.length, page).toBeGreaterThanOrEqual(3);
+      for (const u of uses) {
+        expect(target(page, u), `${page}: ${u}`).toBe('img/icons/sprite.svg');
+        const id = u.slice(u.indexOf('#') + 1);
+        expect(symbols.has(id), `${page}: ${u}`).toBe(true);
+        usedSymbols.add(id);
+      }
+      $('img[src$=".svg"]').each((_, el) => {
+        const src = String($(el).attr('src'));
+        expect(files, `${page}: ${src}`).toContain(target(page, src));
+        iconPages.add(page);
+      });
+    }
+    expect(usedSymbols.size).toBeGreaterThanOrEqual(3);
+    expect(iconPages.size).toBeGreaterThanOrEqual(2);
+    expect(icons.every((f) => files.includes(f.path))).toBe(true);
+
+    // Inline: an image with a <title> that aria-labelledby names ...
+    const home = await load(dir, 'index.html');
+    const labelled = home('svg[role=img][aria-labelledby]');
+    expect(labelled.length).toBeGreaterThanOrEqual(1);
+    expect(labelled.find(`title#${labelled.attr('aria-labelledby')}`).text().length).toBeGreaterThan(0);
+    // ... and one with an id that site.css selects and links from other pages point at.
+    const about = await load(dir, 'about/index.html');
+    const mapId = about('main svg[id]').attr('id');
+    expect(mapId).toBeDefined();
+    expect((await readFile(join(dir, 'css/site.css'))).toString('utf8')).toContain(`#${mapId} {`);
+    const $index = home;
+    const links = $index(`a[href$="#${mapId}"]`).map((_, el) => String($index(el).attr('href'))).get();
+    expect(links.map((u) => target('index.html', u))).toContain('about/index.html');
+  });
+
+  it('loads htmx 4.0.1 unminified on one page and minified on another, with its licence, and scripts of its own', async () => {
+    const { dir, manifest } = await site('modern');
+    const vm = await import('node:vm');
+    const htmx = fileURLToPath(new URL('../node_modules/htmx.org/', import.meta.url));
+    expect(JSON.parse(await readFile(join(htmx, 'package.json'), 'utf8')).version).toBe('4.0.1');
+    for (const [from, to] of [['dist/htmx.js', 'vendor/htmx/htmx.js'], ['dist/htmx.min.js', 'vendor/htmx/htmx.min.js'], ['LICENSE', 'vendor/htmx/LICENSE']]) {
+      expect((await readFile(join(dir, to))).equals(await readFile(join(htmx, from))), to).toBe(true);
+    }
+    expect((await readFile(join(dir, 'vendor/htmx/LICENSE'))).toString('utf8')).toMatch(/^Zero-Clause BSD/);
+
+    /** @type {Map<string, string[]>} */
+    const scripts = new Map();
+    /** @type {{ page: string, type: string, code: string, after: string[] }[]} */
+    const inline = [];
+    for (const page of PAGES) {
+      const $ = await load(dir, page);
+      /** @type {string[]} */
+      const loaded = [];
+      $('script').each((_, el) => {
+        const src = $(el).attr('src');
+        if (src) loaded.push(target(page, src));
+        else inline.push({ page, type: $(el).attr('type') ?? 'classic', code: $(el).text(), after: [...loaded] });
+      });
+      scripts.set(page, loaded);
+    }
+    const loading = (/** @type {string} */ file) => PAGES.filter((p) => scripts.get(p)?.includes(file));
+    expect(loading('vendor/htmx/htmx.js')).toHaveLength(1);
+    expect(loading('vendor/htmx/htmx.min.js')).toHaveLength(1);
+    expect(loading('vendor/htmx/htmx.js')[0]).not.toBe(loading('vendor/htmx/htmx.min.js')[0]);
+    for (const page of [...loading('vendor/htmx/htmx.js'), ...loading('vendor/htmx/htmx.min.js')]) {
+      expect((await load(dir, page))('[hx-get]').length, page).toBeGreaterThanOrEqual(1);
+    }
+
+    // js/site.js: hand-written, commented, a classic script whose top-level function an inline script calls after loading it.
+    expect(manifest.files.find((f) => f.path === 'js/site.js')).toMatchObject({ kind: 'js', subresource: true });
+    expect(loading('js/site.js')).toEqual(PAGES);
+    const siteJs = (await readFile(join(dir, 'js/site.js'))).toString('utf8');
+    expect(siteJs).toMatch(/\/\*[\s\S]*?\*\//);
+    expect(siteJs.split('\n').length).toBeGreaterThan(40);
+    expect(() => new vm.Script(siteJs)).not.toThrow();
+    const functions = [...siteJs.matchAll(/^function (\w+)\(/gm)].map((m) => m[1]);
+    const calls = inline.filter((s) => s.type === 'classic' && s.after.includes('js/site.js') && functions.some((fn) => s.code.includes(`${fn}(`)));
+    expect(calls.length).toBeGreaterThanOrEqual(1);
+    // An inline module that changes the page and logs.
+    const modules = inline.filter((s) => s.type === 'module');
+    expect(modules.length).toBeGreaterThanOrEqual(1);
+    expect(modules[0].code).toMatch(/console\.log\(/);
+    expect(modules[0].code).toMatch(/document\./);
+    // Structured data.
+    const ld = inline.filter((s) => s.type === 'application/ld+json');
+    expect(ld).toHaveLength(1);
+    expect(JSON.parse(ld[0].code)['@context']).toBe('https://schema.org');
+    // Deterministic: no clock, no randomness.
+    for (const code of [siteJs, ...inline.filter((s) => s.type !== 'application/ld+json').map((s) => s.code)]) {
+      expect(code).not.toMatch(/\bDate\b|Math\.random|performance\.now/);
+      expect(() => new vm.Script(code)).not.toThrow();
+    }
+  });
+
+  it('serves a real web font from @font-face as WOFF and TTF, without WOFF2, for the headings and the brand', async () => {
+    const { dir, files, manifest } = await site('modern');
+    const { inflateSync } = await import('node:zlib');
+    expect(files.filter((f) => /woff2$/i.test(f))).toEqual([]);
+    const css = (await readFile(join(dir, 'css/site.css'))).toString('utf8');
+    expect(css).not.toMatch(/woff2/i);
+    const face = /@font-face\s*\{[^}]*\}/.exec(css)?.[0] ?? '';
+    const family = /font-family:\s*"([^"]+)"/.exec(face)?.[1] ?? '';
+    expect(family).toBe('DejaVu Serif Condensed');
+    const src = [...(/src:\s*([^;]+);/.exec(face)?.[1] ?? '').matchAll(/url\("?([^")]+)"?\)\s*format\("([^"]+)"\)/g)].map((m) => ({ url: m[1], format: m[2] }));
+    expect(src.map((s) => s.format)).toEqual(['woff', 'truetype']);
+    const [woffPath, ttfPath] = src.map((s) => target('css/site.css', s.url));
+    const ttf = await readFile(join(dir, ttfPath));
+    const woff = await readFile(join(dir, woffPath));
+    expect(ttf.readUInt32BE(0)).toBe(0x00010000);
+    expect(ttf.length).toBeLessThan(150 * KB);
+    expect(woff.toString('latin1', 0, 4)).toBe('wOFF');
+    expect(woff.readUInt32BE(4)).toBe(0x00010000);
+    expect(woff.length).toBeLessThan(ttf.length);
+
+    // The WOFF holds the TTF's tables, compressed.
+    /** @type {Map<string, Buffer>} */
+    const tables = new Map();
+    for (let i = 0; i < ttf.readUInt16BE(4); i++) {
+      const at = 12 + 16 * i;
+      tables.set(ttf.toString('latin1', at, at + 4), ttf.subarray(ttf.readUInt32BE(at + 8), ttf.readUInt32BE(at + 8) + ttf.readUInt32BE(at + 12)));
+    }
+    expect(woff.readUInt16BE(12)).toBe(tables.size);
+    for (let i = 0; i < tables.size; i++) {
+      const at = 44 + 20 * i;
+      const tag = woff.toString('latin1', at, at + 4);
+      const [offset, compLength, origLength] = [woff.readUInt32BE(at + 4), woff.readUInt32BE(at + 8), woff.readUInt32BE(at + 12)];
+      const stored = woff.subarray(offset, offset + compLength);
+      const data = compLength < origLength ? inflateSync(stored) : stored;
+      expect(data.equals(tables.get(tag) ?? Buffer.alloc(0)), tag).toBe(true);
+    }
+    // A real font's tables (outlines, hinting, kerning and layout, names) and many glyphs.
+    for (const tag of ['cmap', 'glyf', 'loca', 'head', 'hhea', 'hmtx', 'maxp', 'name', 'OS/2', 'post', 'fpgm', 'prep', 'cvt ', 'GPOS', 'GSUB']) expect(tables.has(tag), tag).toBe(true);
+    const glyphs = tables.get('maxp')?.readUInt16BE(4) ?? 0;
+    expect(glyphs).toBeGreaterThan(1000);
+    expect(manifest.files.find((f) => f.path === ttfPath)).toMatchObject({ kind: 'font', glyphs, source: 'fixtures/sources/fonts/DejaVuSerifCondensed-Bold.ttf' });
+    expect(tables.get('name')?.toString('latin1').replace(/\0/g, '')).toContain('DejaVu Serif Condensed');
+    // Its licence ships beside it, as committed with the source.
+    const sources = fileURLToPath(new URL('../fixtures/sources/fonts/', import.meta.url));
+    expect((await readFile(join(dir, 'fonts/LICENSE'))).equals(await readFile(join(sources, 'LICENSE')))).toBe(true);
+
+    // Used by the headings and the brand (directly or through a custom property).
+    const custom = new RegExp(`(--[\\w-]+):\\s*"${family}"`).exec(css)?.[1];
+    const users = [...css.matchAll(/([^{}]+)\{([^}]*)\}/g)]
+      .filter((m) => /font(-family)?:/.test(m[2]) && (m[2].includes(`"${family}"`) || (custom && m[2].includes(`var(${custom})`))) && !m[1].includes('@font-face'))
+      .flatMap((m) => m[1].split(',').map((sel) => sel.trim()));
+    for (const sel of ['h1', 'h2', '.navbar-brand']) expect(users).toContain(sel);
   });
 });
