@@ -16,3 +16,6 @@ export { photo } from './images/jobs/photo.js';
 export { compressText } from './compress/jobs.js';
 export { textImagePlan } from './text-images/plan.js';
 export { measureCompressed } from './markup/compressed-sizes.js';
+export { minifyScript } from './scripts/minify-job.js';
+export { optimizeSvg } from './svg/optimize.js';
+export { woff2Font } from './fonts/jobs.js';

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hidingUnavailable, runWithBrowsersHidden } from './helpers/hidden-browsers.js';
-import { readTree, tempDir } from './helpers/tmp.js';
+import { readTree, tempDir, writeTree } from './helpers/tmp.js';
 import textImagesPass from '../src/passes/text-images.js';
 import { needed } from './helpers/needed.js';
 
@@ -91,6 +91,20 @@ describe.skipIf(unavailable)('with no browser at all', () => {
       expect.stringMatching(/^text-images: every text image kept: no browser started \(the browser named by --browser \(\/bin\/false\) did not start: .*\): install Chromium/),
     ]);
   }, 300_000);
+
+  it('svg changes no SVG without a browser to prove it in, and says so in one decision', async () => {
+    const home = await tempDir('pagediet-home-');
+    const star = '<?xml version="1.0" encoding="UTF-8"?>\n<!-- Created with an editor -->\n<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" viewBox="0 0 24 24"><title>Star</title><g id="layer1"><path d="M 12.000000 2.000000 L 15.000000 9.000000 L 22.000000 9.500000 L 16.500000 14.000000 L 18.000000 21.000000 L 12.000000 17.000000 Z" fill="#ffcc00"/></g></svg>\n';
+    const input = await writeTree(path.join(home, 'site'), { 'star.svg': star, 'index.html': '<!doctype html><title>t</title><img src="star.svg" alt="star">' });
+    const out = path.join(home, 'out');
+    const build = await runWithBrowsersHidden(['build', input, '--out', out, '--only', 'svg', '--no-report', '--json', '--quiet'], { home, hideEmbedded: true });
+    expect(build.code).toBe(0);
+    const pass = JSON.parse(build.stdout).passes.find((/** @type {{ name: string }} */ p) => p.name === 'svg');
+    expect(pass.decisions).toEqual([{ file: '', action: 'skipped', reason: expect.stringMatching(/^1 SVG drawing svgo makes smaller left as it is: no browser to prove it in \(no browser found/) }]);
+    const written = await readTree(out);
+    written.delete('.pagediet-output.json');
+    expect(written).toEqual(await readTree(input));
+  }, 120_000);
 
   it('doctor exits 1 and says why', async () => {
     const { code, stdout } = await runWithBrowsersHidden(['doctor'], { hideEmbedded: true });

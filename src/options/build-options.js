@@ -15,7 +15,7 @@
  * @property {number} [textImagesThreshold] text-images: the similarity (0-1) a text image's replacement must reach against the image in Chromium (default 0.8)
  * @property {'inline' | 'file'} [textImagesCss] text-images: where text-image replacements' CSS goes: a <style> in each page (inline), or one shared pagediet.css (file) (default "inline")
  * @property {boolean} [ocr] text-images: read text images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)
- * @property {string} [browser] text-images, photos, image-markup: a Chromium, Chrome or Edge executable to measure layout and prove changes in, tried before the browsers pagediet finds (see pagediet doctor)
+ * @property {string} [browser] text-images, photos, image-markup, svg, fonts: a Chromium, Chrome or Edge executable to measure layout and prove changes in, tried before the browsers pagediet finds (see pagediet doctor)
  * @property {boolean} [prune] text-images, gif-to-png, animations, photos: remove an original image from the output once every reference points at its replacement
  * @property {boolean} [lossy] gif-to-png, animations, png: allow lossy image encodings (quantized PNG palettes, lossy WebP); without it every image stays pixel-exact
  * @property {[number, number]} [quality] gif-to-png, animations, png: with lossy: the quality floor a result must reach and the target, 0-100 on libimagequant's scale (default [65,80])
@@ -27,6 +27,8 @@
  * @property {number} [photoScore] photos: the SSIMULACRA 2 score a re-encoded photograph must reach against its original (85: indistinguishable in a flip test at 1:1; 90: in a flicker test) (default 85)
  * @property {("avif" | "webp" | "jpeg")[]} [photoFormats] photos: the formats photographs may be re-encoded as (a photo's smaller widths are made in its own format too, as their fallback) (default ["avif","jpeg"])
  * @property {boolean} [responsive] photos: give photographs drawn smaller than they are stored smaller widths too (srcset and sizes from the layout Chromium measures)
+ * @property {number} [svgPrecision] svg: digits svgo keeps after the point in SVG coordinates and numbers (fewer: smaller files, but fewer prove pixel-identical in Chromium and are kept) (default 8)
+ * @property {boolean} [subsetFonts] fonts: also cut each web font down to the characters the pages show with it (read in Chromium): a WOFF2 subset with its unicode-range, and the full font kept for characters scripts add
  * @property {boolean} [minifyHtml] minify-html: also run the minify-html pass: comments and whitespace that cannot render removed (off by default)
  * @property {'zopfli' | 'zlib'} [gzip] precompress: encoder for the precompressed .gz files: zopfli (smallest) or zlib (level 9, quick) (default "zopfli")
  * @property {number} [gzipIterations] precompress: zopfli iterations for the .gz files (the zopfli command's --i) (default 15)
