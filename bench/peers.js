@@ -12,7 +12,8 @@
 // as JSON to os.tmpdir()/pagediet-bench-peers.json (or --json <file>).
 // pagediet runs with its defaults plus --minify-html, since the peers minify.
 // Run: npm run bench:peers
-//   [--pages 100] [--images 300] [--sites generated,microscape,ricochet,h2-sample] [--json file] [--keep] [--no-record]
+//   [--pages 100] [--images 300] [--sites generated,microscape,ricochet,h2-sample,modern] [--json file] [--keep] [--no-record]
+// The site "modern" is today's: fixtures/modern's SVG, scripts and fonts beside jampack's (bench/peers/today.js).
 // The tables are prepended to docs/measurements/peers-benchmark.md (--no-record: printed only).
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -25,6 +26,7 @@ import { measure } from './peers/measure.js';
 import { listFiles } from './peers/chain.js';
 import { ensureDebianTools } from './peers/limits.js';
 import { VISIT_PROFILE, pagesOf, visit } from './peers/visit.js';
+import { besideJampack } from './peers/today.js';
 import { recordMeasurement } from './record.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -37,7 +39,7 @@ const flag = (name, fallback) => {
 };
 const PAGES = Number(flag('pages', '100'));
 const IMAGES = Number(flag('images', '300'));
-const SITES = flag('sites', 'generated,microscape,ricochet,h2-sample').split(',');
+const SITES = flag('sites', 'generated,microscape,ricochet,h2-sample,modern').split(',');
 const JSON_OUT = path.resolve(flag('json', path.join(os.tmpdir(), 'pagediet-bench-peers.json')));
 const KEEP = process.argv.includes('--keep');
 /** pagediet's passes that turn an input image into a smaller one, losslessly by default. */
@@ -68,6 +70,16 @@ const results = {
 /** The printed table of each site, recorded at the end. @type {string[]} */
 const tables = [];
 for (const site of SITES) {
+  if (site === 'modern') {
+    // Today's site has other peers: jampack, on its SVG, scripts and fonts.
+    const dir = path.join(work, 'modern-out');
+    await fs.mkdir(dir);
+    const { figures, table } = await besideJampack(dir);
+    /** @type {Record<string, unknown>} */ (results.sites).modern = figures;
+    console.log(`modern: fixtures/modern's SVG, scripts and fonts beside jampack\n${table}\n`);
+    tables.push(`### modern: SVG, scripts and fonts beside jampack\n\n${table}`);
+    continue;
+  }
   const t0 = performance.now();
   let input = path.join(ROOT, 'fixtures', site);
   let description = `fixtures/${site}`;
