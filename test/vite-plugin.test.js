@@ -98,7 +98,7 @@ describe('pagediet/vite', () => {
     }
   });
 
-  it('leaves the bundle\'s scripts alone, no pagediet marker in the deployed directory, and the configs beside it', async () => {
+  it('leaves the bundle\'s scripts to the bundler, no pagediet marker in the deployed directory, and the configs beside it', async () => {
     const scripts = [...plain.keys()].filter((p) => p.endsWith('.js'));
     expect(scripts).toHaveLength(1);
     for (const js of scripts) expect(optimized.get(js)?.equals(/** @type {Buffer} */ (plain.get(js)))).toBe(true);

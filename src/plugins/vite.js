@@ -13,6 +13,8 @@
  * server configs go beside the output directory (`<root>/pagediet-configs/`
  * for Vite's default `dist`), not into it, so that they are not deployed
  * with the site; `configs: '<dir>'` or `configs: false` says otherwise.
+ * The scripts pass is skipped: the bundler minified its scripts already, with
+ * their source maps; `only` or `skip` in the options choose the passes instead.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -33,7 +35,8 @@ import { formatBytes } from '../report/build-text.js';
  * @param {PagedietPluginOptions} [options]
  */
 export default function pagediet(options = {}) {
-  const { quiet = false, ...buildOptions } = options;
+  const { quiet = false, ...given } = options;
+  const buildOptions = given.only || given.skip ? given : { ...given, skip: ['scripts'] };
   /** @type {string | undefined} */
   let outDir;
   /** @type {ResolvedConfigLike['logger']} */
