@@ -108,8 +108,10 @@ describe('a style attribute\'s background in widths', () => {
         + `<style>${types}{@media (max-width: 767px){:root{--pagediet-bg-1:image-set(url(img/a-640w.avif) 1x type("image/avif"),url(img/a-640w.jpg) 1x type("image/jpeg"))}}`
         + '@media (min-width: 768px){:root{--pagediet-bg-1:image-set(url(img/a.avif) 1x type("image/avif"),url(img/a.jpg) 1x type("image/jpeg"))}}}</style>'
         + '</head><body style="margin:0"><header style="height:100px; background-image: url(\'img/a.jpg\');background-image: var(--pagediet-bg-1,url(\'img/a.jpg\')); background-size: cover">x</header></body></html>');
-      // The robot (1280 px) takes the second tier's AVIF: the author's url() and the property's fallback are overridden.
+      // The robot (1280 px) takes the second tier's AVIF: the author's url() and the property's fallback are overridden,
+      // and the url() of the @supports condition is tested, not fetched.
       expect(pageRequests(s, 'index.html')).toEqual(['index.html', 'img/a.avif']);
+      expect(s.get('index.html').references.filter((r) => r.url === '')).toEqual([]);
       // Offered once: a second call finds the declaration overridden.
       expect(await offerWidthsInStyleAttributes(s, 'img/a.jpg', TIERS)).toBe(0);
     } finally {

@@ -2,7 +2,8 @@
  * Finds the URLs in CSS text with their exact offsets, using css-tree's
  * tokenizer, so comments, strings and escapes are read as a browser reads them.
  * Found: url(...) in any form, the targets of import rules (a string or a
- * url), and the bare strings of image-set().
+ * url), and the bare strings of image-set(); not those of an @supports
+ * condition, which a browser tests and never fetches.
  */
 import { tokenize, tokenTypes as T, string as cssString } from 'css-tree';
 import { mediaHolds } from './image-choice.js';
@@ -44,11 +45,13 @@ export function cssUrls(css) {
   /** @type {CssUrl[]} */
   const found = [];
   /** @param {'url' | 'import'} kind @param {number} start @param {number} end */
-  const add = (kind, start, end) => found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}), ...(blocks.includes(false) ? { media: true } : {}), ...(propertyDepth > 0 ? { overridden: true } : {}) });
+  const add = (kind, start, end) => supportsPrelude || found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}), ...(blocks.includes(false) ? { media: true } : {}), ...(propertyDepth > 0 ? { overridden: true } : {}) });
   /** The blocks open: false for an @media block whose condition does not hold at the robot's viewport. @type {boolean[]} */
   const blocks = [];
   /** Where the prelude of an @media rule starts, until its block opens. */
   let mediaPrelude = -1;
+  /** Inside an @supports rule's condition, whose url()s are tested, never fetched. */
+  let supportsPrelude = false;
   /** Inner range of a string token, without its quotes. @param {{ start: number, end: number }} t */
   const stringInner = (t) => /** @type {[number, number]} */ (stringInnerRange(t));
   /** @param {{ start: number, end: number }} t */
@@ -81,13 +84,17 @@ export function cssUrls(css) {
     const text = css.slice(t.start, t.end);
     if (t.type === T.AtKeyword && text.toLowerCase() === '@media') {
       mediaPrelude = t.end;
+    } else if (t.type === T.AtKeyword && text.toLowerCase() === '@supports') {
+      supportsPrelude = true;
     } else if (t.type === T.LeftCurlyBracket) {
       blocks.push(mediaPrelude < 0 || mediaHolds(css.slice(mediaPrelude, t.start)));
       mediaPrelude = -1;
+      supportsPrelude = false;
     } else if (t.type === T.RightCurlyBracket) {
       blocks.pop();
     } else if (t.type === T.Semicolon) {
       mediaPrelude = -1;
+      supportsPrelude = false;
     } else if (t.type === T.Url) {
       const [s, e] = urlTokenInner(t);
       add(isImport(tokens, i, css) ? 'import' : 'url', s, e);
@@ -97,7 +104,7 @@ export function cssUrls(css) {
       if (name === 'url' || name === 'src') {
         const next = tokens[i + 1];
         if (next && next.type === T.String) add(isImport(tokens, i, css) ? 'import' : 'url', ...stringInner(next));
-      } else if ((name === 'image-set' || name === '-webkit-image-set') && imageSetDepth === 0) {
+      } else if ((name === 'image-set' || name === '-webkit-image-set') && imageSetDepth === 0 && !supportsPrelude) {
         imageSetDepth = depth;
         imageSetToken = i;
         imageSetFirst = found.length;
