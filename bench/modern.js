@@ -28,6 +28,8 @@ const VIEWPORTS = [{ width: 1280, height: 800 }, { width: 360, height: 740 }];
 const KEEP = process.argv.includes('--keep');
 /** @param {string} root */
 const visit = (root) => visitPages(root, PAGES, VIEWPORTS);
+/** @param {string} dir @returns {string[]} */
+const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pagediet-bench-modern-'));
 console.log(`pagediet against jampack on fixtures/modern: node ${process.versions.node}, ${os.availableParallelism()} cores, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`);
