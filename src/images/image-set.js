@@ -249,11 +249,20 @@ export async function offerWidthsInCss(site, shown, tiers) {
     return {
       at: rule.end,
       text: tiers.map((tier) => {
-        const set = tier.entries.map((e) => `url(${relative(e.target)}) ${e.density}x type("${e.mime}")`).join(', ');
-        return `@media ${tier.media}{${rule.selector}{${before}url(${relative(tier.plain)})${after};${before}image-set(${set})${after}}}`;
+        return `@media ${tier.media}{${rule.selector}{${before}url(${relative(tier.plain)})${after};${before}${tierImageSet(tier, relative, ', ')}${after}}}`;
       }).join(''),
     };
   }, true);
+}
+
+/**
+ * A tier's image-set(): each entry with its density and type.
+ * @param {WidthTier} tier
+ * @param {(target: string) => string} relative
+ * @param {string} separator between entries
+ */
+function tierImageSet(tier, relative, separator) {
+  return `image-set(${tier.entries.map((e) => `url(${relative(e.target)}) ${e.density}x type("${e.mime}")`).join(separator)})`;
 }
 
 /**
@@ -328,8 +337,7 @@ export async function offerWidthsInStyleAttributes(site, shown, tiers) {
     const name = `${CUSTOM_PROPERTY_PREFIX}${++last}`;
     used.set(text, last);
     const rules = tiers.map((tier) => {
-      const set = tier.entries.map((e) => `url(${relative(e.target)}) ${e.density}x type("${e.mime}")`).join(',');
-      const rule = `:root{${name}:image-set(${set})}`;
+      const rule = `:root{${name}:${tierImageSet(tier, relative, ',')}}`;
       return tier.media ? `@media ${tier.media}{${rule}}` : rule;
     }).join('');
     const before = text.slice(declaration.start, call.start), after = text.slice(call.end, declaration.end);

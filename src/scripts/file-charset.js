@@ -6,6 +6,7 @@
  * every such charset; for the others, the pages that load the file must
  * agree, or the file is left as it is.
  */
+import { sniffBom } from '../site/charset.js';
 
 /**
  * @typedef {{ charset: string, bomLength: number, asciiOnly: boolean } | { reason: string }} ScriptCharset
@@ -18,9 +19,8 @@
  * @returns {ScriptCharset}
  */
 export function scriptCharset(bytes, uses) {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { charset: 'utf-8', bomLength: 3, asciiOnly: false };
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { charset: 'utf-16le', bomLength: 2, asciiOnly: false };
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { charset: 'utf-16be', bomLength: 2, asciiOnly: false };
+  const bom = sniffBom(bytes);
+  if (bom) return { ...bom, asciiOnly: false };
   // ASCII bytes: any ASCII-compatible charset reads them alike, and ASCII output keeps it so.
   if (bytes.every((b) => b < 0x80)) return { charset: 'utf-8', bomLength: 0, asciiOnly: true };
   const charsets = new Set(uses.map((use) => (use.module ? 'utf-8' : use.charset)));

@@ -45,7 +45,9 @@ export function cssUrls(css) {
   /** @type {CssUrl[]} */
   const found = [];
   /** @param {'url' | 'import'} kind @param {number} start @param {number} end */
-  const add = (kind, start, end) => supportsPrelude || found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}), ...(blocks.includes(false) ? { media: true } : {}), ...(propertyDepth > 0 ? { overridden: true } : {}) });
+  const add = (kind, start, end) => {
+    if (!supportsPrelude) found.push({ kind, start, end, escaped: css.slice(start, end).includes('\\'), ...(imageSetDepth > 0 ? { type: '' } : {}), ...(blocks.includes(false) ? { media: true } : {}), ...(propertyDepth > 0 ? { overridden: true } : {}) });
+  };
   /** The blocks open: false for an @media block whose condition does not hold at the robot's viewport. @type {boolean[]} */
   const blocks = [];
   /** Where the prelude of an @media rule starts, until its block opens. */
