@@ -10,14 +10,14 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { build } from './pipeline.js';
 import { COMMAND_OPTIONS, loadConfig } from './config.js';
 import { UserError } from './errors.js';
-import { list } from './cli-options.js';
+import { count, list } from './cli-options.js';
 import { checkOptions, flagName, optionTable } from './options/table.js';
 import { boolean, folderOrOff } from './options/kinds.js';
 import { VERSION } from './summary.js';
 import { PASSES } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
 import { formatReport } from './report/table.js';
-import { compareSites, REPORT_NETWORKS } from './report/compare.js';
+import { compareSites, REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
 import { writeFileAtomic } from './util/atomic.js';
 import { createProgress } from './progress.js';
@@ -35,6 +35,7 @@ export const DEMO_SITE = fileURLToPath(new URL('../fixtures/microscape', import.
  * @property {(s: string) => void} out
  * @property {(s: string) => void} err
  * @property {boolean} isTTY whether stderr is a terminal (progress goes there)
+ * @property {number | undefined} columns the width of the terminal stdout prints to, if it is one
  * @property {string} cwd
  * @property {() => Promise<void>} untilStopped resolves when a long-running command (serve) should stop
  */
@@ -51,6 +52,7 @@ export async function main(argv, io = {}) {
     out: io.out ?? ((s) => process.stdout.write(s)),
     err: io.err ?? ((s) => process.stderr.write(s)),
     isTTY: io.isTTY ?? Boolean(process.stderr.isTTY),
+    columns: 'columns' in io ? io.columns : process.stdout.isTTY ? process.stdout.columns : undefined,
     cwd: io.cwd ?? process.cwd(),
     untilStopped: io.untilStopped ?? untilSignal,
   };
@@ -88,6 +90,9 @@ function createProgram(sys) {
     .option('--no-report', 'skip the report that loads the input and the output with the robot and compares them')
     .option('--network <list>', `networks the report models (comma-separated; default ${REPORT_NETWORKS.join(',')})`, list)
     .option('--html <file>', 'also write the report as a self-contained HTML file')
+    .option('--sample <n>', `pages the report loads, index.html and pages spread over the site (default ${REPORT_SAMPLE})`, count)
+    .addOption(new Option('--baseline <how>', 'how the report serves both sides besides precompressed files: gzip on the fly, as ordinary servers do, or raw').choices(['gzip', 'raw']))
+    .option('--verbose', 'list every message and decision, and the report\'s tables per page')
     .option('-q, --quiet', 'no progress output')
     .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)');
   const tableFlags = addTableOptions(build, PASSES);
@@ -109,9 +114,10 @@ function createProgram(sys) {
     .option('--json', 'print the machine-readable summary on stdout')
     .option('--no-report', 'skip the loader report')
     .option('--html <file>', 'also write the report as a self-contained HTML file')
+    .option('--verbose', 'list every message and decision, and the report\'s tables per page')
     .option('-q, --quiet', 'no progress output')
     .action(async (flags) => {
-      await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet, report: flags.report, html: flags.html });
+      await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet, report: flags.report, html: flags.html, verbose: flags.verbose });
     });
 
   program
@@ -223,7 +229,7 @@ function merge(config, flags, typed) {
  * Builds, then (unless --no-report) loads the input and the output with the
  * robot and prints what the build saved.
  * @param {Io} sys
- * @param {import('./pipeline.js').BuildOptions & { json?: boolean, quiet?: boolean, report?: boolean, network?: string[], html?: string, config?: string, out?: string }} opts
+ * @param {import('./pipeline.js').BuildOptions & { json?: boolean, quiet?: boolean, report?: boolean, network?: string[], html?: string, config?: string, out?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} opts
  */
 async function runBuild(sys, opts) {
   const stopListening = exitOnSignal();
@@ -240,18 +246,18 @@ async function runBuild(sys, opts) {
  */
 async function buildAndReport(sys, opts) {
   const progress = createProgress({ stream: { write: sys.err, isTTY: sys.isTTY, columns: process.stderr.columns }, quiet: opts.quiet });
-  const { json, report: wantReport, network, html, quiet, config, out, ...buildOptions } = opts;
+  const { json, report: wantReport, network, html, quiet, config, out, sample, verbose, baseline, ...buildOptions } = opts;
   const summary = await build({ ...buildOptions, onProgress: progress.onProgress });
   /** @type {import('./report/compare.js').ReportData | undefined} */
   let report;
   if (wantReport !== false) {
     progress.onProgress({ phase: 'report', message: 'loading the input and the output to compare them' });
-    report = await compareSites({ before: summary.input, after: summary.output, networks: network ?? REPORT_NETWORKS });
+    report = await compareSites({ before: summary.input, after: summary.output, networks: network ?? REPORT_NETWORKS, sample, baseline });
     if (html) await writeHtmlReport(report, path.resolve(sys.cwd, html), summary);
   }
   progress.end();
   if (json) sys.out(`${JSON.stringify(report ? { ...summary, report } : summary, null, 2)}\n`);
-  else sys.out(formatBuildSummary(summary) + (report ? `\n${formatReport(report)}` : ''));
+  else sys.out(formatBuildSummary(summary, { report, columns: sys.columns, verbose }) + (report && verbose ? `\n${formatReport(report, { columns: sys.columns, pages: true })}` : ''));
 }
 
 /**

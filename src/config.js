@@ -8,7 +8,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UserError } from './errors.js';
 import { PASSES } from './passes/index.js';
-import { boolean, list, text } from './options/kinds.js';
+import { boolean, list, oneOf, text, wholeNumber } from './options/kinds.js';
 import { checkOptions, option, optional } from './options/table.js';
 
 /** What a config file may set besides the option table's options: the build command's own. */
@@ -18,10 +18,13 @@ export const COMMAND_OPTIONS = {
   quiet: option(boolean, false, 'no progress output'),
   network: optional(list(), 'networks the report models'),
   html: optional(text('<file>', { path: true }), 'also write the report as a self-contained HTML file'),
+  sample: optional(wholeNumber({ min: 1 }), 'pages the report loads'),
+  baseline: option(oneOf(/** @type {const} */ (['gzip', 'raw'])), 'gzip', 'how the report serves both sides besides precompressed files: gzip on the fly as ordinary servers do, or raw'),
+  verbose: option(boolean, false, 'list every message and decision'),
 };
 
 /**
- * @typedef {import('./options/build-options.js').BuildOptions & { out?: string, report?: boolean, quiet?: boolean, network?: string[], html?: string }} FileConfig
+ * @typedef {import('./options/build-options.js').BuildOptions & { out?: string, report?: boolean, quiet?: boolean, network?: string[], html?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} FileConfig
  */
 
 /**

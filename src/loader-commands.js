@@ -4,18 +4,19 @@
  */
 import path from 'node:path';
 import fs from 'node:fs/promises';
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { loadSite } from './loader/load.js';
 import { STRATEGIES } from './loader/client.js';
 import { networkProfile, NETWORKS } from './loader/networks.js';
-import { compareSites, defaultPages, REPORT_NETWORKS } from './report/compare.js';
+import { compareSites, defaultPages, REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
 import { formatReport, formatRuns } from './report/table.js';
 import { UserError } from './errors.js';
-import { collect, list } from './cli-options.js';
+import { collect, count, list } from './cli-options.js';
 
 /**
  * @typedef {object} LoaderFlags what the shared options parse to
  * @property {string[]} [page]
+ * @property {number} [sample]
  * @property {string[]} [protocol]
  * @property {string[]} [network]
  * @property {string[]} [visit]
@@ -37,7 +38,8 @@ import { collect, list } from './cli-options.js';
  */
 export function addLoaderOptions(command, defaultNetworks) {
   return command
-    .option('--page <path>', 'page to load, as a URL path (repeatable; default: index.html and up to 9 more pages)', collect)
+    .option('--page <path>', 'page to load, as a URL path (repeatable; default: index.html and pages spread over the site, --sample of them)', collect)
+    .option('--sample <n>', `pages to load when no --page is given (default ${REPORT_SAMPLE})`, count)
     .option('--protocol <list>', `strategies (comma-separated): ${STRATEGIES.join(', ')}`, list)
     .option('--network <list>', `network profiles (comma-separated; default ${defaultNetworks.join(',')}): ${[...Object.keys(NETWORKS), 'custom'].join(', ')}`, list)
     .option('--visit <list>', 'first, revalidate or both (comma-separated)', list)
@@ -117,9 +119,9 @@ export function addLoaderCommands(program, sys, writeHtml) {
       const root = path.resolve(sys.cwd, site);
       await requireDirectory(root, 'site');
       const options = loaderOptions(flags, ['wan-1997']);
-      const result = await loadSite({ ...options, root, pages: options.pages ?? (await defaultPages(root)) });
+      const result = await loadSite({ ...options, root, pages: options.pages ?? (await defaultPages(root, flags.sample)) });
       if (flags.json) sys.out(`${JSON.stringify({ runs: result.runs }, null, 2)}\n`);
-      else sys.out(formatRuns(result.runs));
+      else sys.out(formatRuns(result.runs, { columns: sys.columns }));
     });
 
   addLoaderOptions(
@@ -131,14 +133,16 @@ export function addLoaderCommands(program, sys, writeHtml) {
     REPORT_NETWORKS,
   )
     .option('--html <file>', 'also write a self-contained HTML report')
-    .option('--json', 'print { before, after, savings } on stdout')
+    .option('--json', 'print { before, after, savings, headline } on stdout')
+    .option('--verbose', 'a table per page and network too')
+    .addOption(new Option('--baseline <how>', 'how both sides are served besides precompressed files: gzip on the fly, as ordinary servers do (default), or raw').choices(['gzip', 'raw']))
     .action(async (before, after, flags) => {
       const [a, b] = [path.resolve(sys.cwd, before), path.resolve(sys.cwd, after)];
       await requireDirectory(a, 'before');
       await requireDirectory(b, 'after');
-      const report = await compareSites({ ...loaderOptions(flags, REPORT_NETWORKS), before: a, after: b });
+      const report = await compareSites({ ...loaderOptions(flags, REPORT_NETWORKS), before: a, after: b, sample: flags.sample, baseline: flags.baseline });
       if (flags.html) await writeHtml(report, path.resolve(sys.cwd, flags.html));
       if (flags.json) sys.out(`${JSON.stringify(report, null, 2)}\n`);
-      else sys.out(formatReport(report));
+      else sys.out(formatReport(report, { columns: sys.columns, pages: flags.verbose }));
     });
 }

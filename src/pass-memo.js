@@ -185,7 +185,7 @@ export async function replay(site, memo) {
   }
   for (const change of memo.changes) if (change.op === 'remove') site.remove(change.path);
   site.warnings.length = warnings;
-  site.warnings.push(...memo.warnings);
+  for (const w of memo.warnings) site.warn(w.file, w.code, w.message);
 }
 
 /** The cache key of bytes a record names by their hash. @param {string} hash */

@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { bytesPerPage, requestsPerPage } from './requests.js';
 import { REFERENCE_KINDS } from './site/reference-kinds.js';
+import { messageCode } from './messages.js';
 
 /**
  * Up to this many references, the summary lists every one; a larger site's
@@ -21,8 +22,10 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  * @property {string} version
  * @property {string} input
  * @property {string} output
- * @property {{ files: number, pages: number, stylesheets: number, assets: number, bytesIn: number, bytesOut: number, bytesSaved: number, references: number, requestsBefore: number, requestsAfter: number, pageBytesBefore: number, pageBytesAfter: number, warnings: number }} totals
- *   pageBytes: what the pages load, each page with its subresources once; bytesIn/bytesOut: every file of the input and the output
+ * @property {{ files: number, pages: number, stylesheets: number, assets: number, bytesIn: number, bytesOut: number, bytesSaved: number, references: number, requestsBefore: number, requestsAfter: number, pageBytesBefore: number, pageBytesAfter: number, errors: number, warnings: number, info: number }} totals
+ *   pageBytes: what the pages load, each page with its subresources once; bytesIn/bytesOut: every file of the input and the output;
+ *   errors, warnings, info: the messages of each severity
+ * @property {OutputFiles} outputFiles the output on disk, by whether pages load it
  * @property {{ path: string, charset: string | null, bytes: number, references: number, requestsBefore: number, requestsAfter: number, loadBytesBefore: number, loadBytesAfter: number }[]} pages
  * @property {{ path: string, type: string, role: string, bytesIn: number, bytesOut: number }[]} assets
  * @property {Record<string, number>} referencesByKind
@@ -32,12 +35,22 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  *   SUMMARY_REFERENCE_LIMIT of those that do not resolve (referencesByStatus counts them all)
  * @property {'all' | 'unresolved'} referencesListed which references `references` lists
  * @property {import('./pipeline.js').PassReport[]} passes
- * @property {import('./site/site.js').Warning[]} warnings
+ * @property {import('./site/site.js').Warning[]} warnings every message of the build, errors, warnings and information
  * @property {string[]} artifacts files written beside the site that are not part of it: the server configs
  * @property {{ written: number, copied: number, removed: number }} written
  * @property {{ jobs: number, cacheHits: number, passesReplayed: number }} work expensive jobs run, results taken from the
  *   cache instead, and passes replayed from the cache because they met the same site as in an earlier build
  * @property {number} ms
+ */
+
+/**
+ * @typedef {{ files: number, bytes: number }} FileCount
+ *
+ * @typedef {object} OutputFiles the output on disk: what visitors' browsers load, and what no page loads
+ * @property {FileCount} loaded pages and every file a page loads (with style sheets and frames), with their precompressed copies
+ * @property {FileCount & { paths: string[] }} notLoaded files no page loads: originals kept beside their replacements,
+ *   downloads only links lead to, files nothing refers to; `paths` lists them (SUMMARY_REFERENCE_LIMIT at most)
+ * @property {FileCount & { paths: string[] }} configs the server configs written beside the site (not served)
  */
 
 /**
@@ -60,10 +73,14 @@ export function summarize(site, run) {
   const byKind = {};
   /** @type {Record<string, number>} */
   const byStatus = {};
+  /** @type {Set<string>} pages and the files they load */
+  const loaded = new Set();
   // One document's references at a time: the site model keeps them compactly (reference-table.js).
   for (const file of files) {
+    if (file.role === 'page') loaded.add(file.path);
     for (const r of file.references) {
       total++;
+      if (r.target && REFERENCE_KINDS[r.kind].subresource) loaded.add(r.target);
       byKind[r.kind] = (byKind[r.kind] ?? 0) + 1;
       byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
       if (Object.hasOwn(UNRESOLVED, r.status)) {
@@ -85,6 +102,8 @@ export function summarize(site, run) {
   const bytesOut = files.reduce((sum, f) => sum + f.outputSize, 0);
   const sum = (/** @type {Record<string, number>} */ m) => Object.values(m).reduce((a, b) => a + b, 0);
   const warnings = [...site.warnings, ...referenceWarnings(warned, links)];
+  const severities = { error: 0, warning: 0, info: 0 };
+  for (const w of warnings) severities[w.severity]++;
   return {
     tool: 'pagediet',
     version: VERSION,
@@ -103,8 +122,11 @@ export function summarize(site, run) {
       requestsAfter: sum(requestsAfter),
       pageBytesBefore: sum(pageBytesBefore),
       pageBytesAfter: sum(pageBytesAfter),
-      warnings: warnings.length,
+      errors: severities.error,
+      warnings: severities.warning,
+      info: severities.info,
     },
+    outputFiles: outputFiles(site, loaded),
     pages: site.pages.map((p) => ({
       path: p.path,
       charset: p.charset,
@@ -139,12 +161,41 @@ export function summarize(site, run) {
  * @returns {import('./site/site.js').Warning[]}
  */
 function referenceWarnings(warned, links) {
-  const warnings = warned.map((r) => ({ file: r.source, code: `reference-${r.status}`, message: `${r.kind} ${JSON.stringify(r.url)} ${UNRESOLVED[r.status]}${r.note ? ` (${r.note})` : ''}` }));
+  const warnings = warned.map((r) => ({ file: r.source, code: `reference-${r.status}`, severity: messageCode(`reference-${r.status}`).severity, message: `${r.kind} ${JSON.stringify(r.url)} ${UNRESOLVED[r.status]}${r.note ? ` (${r.note})` : ''}` }));
   if (links.count) {
     const pages = links.sources.size;
-    warnings.push({ file: '', code: 'links-missing', message: `${links.count} links in ${pages} page${pages === 1 ? '' : 's'} point at files not in the site (see references with status "missing")` });
+    warnings.push({ file: '', code: 'links-missing', severity: messageCode('links-missing').severity, message: `${links.count} links in ${pages} page${pages === 1 ? '' : 's'} point at files not in the site (see references with status "missing")` });
   }
   return warnings;
+}
+
+/**
+ * The output's files by whether a visitor's browser loads them: pages, what
+ * they load (any srcset candidate or <picture> source counts: some visitor's
+ * browser picks it) and their precompressed copies; the rest is on disk but
+ * costs no visitor a byte.
+ * @param {import('./site/site.js').Site} site
+ * @param {ReadonlySet<string>} loaded pages and the files they load
+ * @returns {OutputFiles}
+ */
+function outputFiles(site, loaded) {
+  const result = { loaded: { files: 0, bytes: 0 }, notLoaded: { files: 0, bytes: 0, paths: /** @type {string[]} */ ([]) }, configs: { files: 0, bytes: 0, paths: /** @type {string[]} */ ([]) } };
+  for (const file of site.files.values()) {
+    const sidecarOf = /\.(?:br|gz|zst)$/.test(file.path) ? file.path.replace(/\.[^.]+$/, '') : null;
+    const isLoaded = loaded.has(file.path) || (sidecarOf !== null && site.files.has(sidecarOf) && loaded.has(sidecarOf));
+    const into = isLoaded ? result.loaded : result.notLoaded;
+    into.files++;
+    into.bytes += file.outputSize;
+    if (!isLoaded && result.notLoaded.paths.length < SUMMARY_REFERENCE_LIMIT) result.notLoaded.paths.push(file.path);
+  }
+  result.notLoaded.paths.sort();
+  for (const [name, bytes] of site.artifacts) {
+    result.configs.files++;
+    result.configs.bytes += bytes.length;
+    result.configs.paths.push(name);
+  }
+  result.configs.paths.sort();
+  return result;
 }
 
 /** The statuses of references that do not resolve to a file, and what the warning says of them. */

@@ -186,7 +186,16 @@ describe('the bad-input corpus', () => {
   it('warns about nothing else', () => {
     const covered = ['unclosed.html', 'unquoted.html', 'not-html.html', 'empty.html', 'empty.gif', 'truncated.gif', 'trailing-garbage.gif', 'small-frame.gif', 'bad-crc.png', 'jpeg.gif', 'script.svg', 'huge.png', 'unterminated.css', 'loop-a.html', 'loop-self.html', 'import-a.css', 'names.html', 'index.html'];
     expect(summary.warnings.filter((w) => !covered.includes(w.file))).toEqual([]);
-    expect(summary.totals.warnings).toBe(19);
+    // What a user should act on is a warning; what pagediet noticed about the input, information (src/messages.js).
+    expect(summary.warnings.map((w) => `${w.severity} ${w.code} ${w.file}`).sort()).toEqual([
+      'info css-unterminated-comment unterminated.css', 'info frame-loop loop-a.html', 'info frame-loop loop-self.html',
+      'info gif-frame-smaller small-frame.gif', 'info image-mislabelled jpeg.gif', 'info image-repaired trailing-garbage.gif',
+      'info import-cycle import-a.css', 'info markup-repaired unclosed.html', 'info markup-repaired unquoted.html', 'info svg-script script.svg',
+      'warning empty-file empty.gif', 'warning empty-file empty.html', 'warning image-unreadable bad-crc.png', 'warning image-unreadable huge.png',
+      'warning image-unreadable truncated.gif', 'warning not-html not-html.html', 'warning reference-missing index.html',
+      'warning reference-missing names.html', 'warning reference-missing names.html',
+    ]);
+    expect(summary.totals).toMatchObject({ errors: 0, warnings: 9, info: 10 });
   });
 });
 
@@ -204,7 +213,7 @@ describe('the per-job time limit', () => {
     const outDir = path.join(await tempDir(), 'out');
     const result = await build({ input: dir, output: outDir, only: ['precompress'], gzipIterations: 1_000_000, jobTimeout: 2, cache: false, configs: false });
     const gzip = result.warnings.filter((w) => w.message.startsWith('precompress: gzip'));
-    expect(gzip).toEqual([{ file: 'index.html', code: 'compress-failed', message: 'precompress: gzip: compressText stopped after the 2 s time limit' }]);
+    expect(gzip).toEqual([{ file: 'index.html', code: 'compress-failed', severity: 'error', message: 'precompress: gzip: compressText stopped after the 2 s time limit' }]);
     const written = await readTree(outDir);
     expect(written.get('index.html')?.equals(page)).toBe(true);
     expect(written.has('index.html.gz')).toBe(false);

@@ -62,7 +62,7 @@ describe('the option table', () => {
     const project = await writeTree(await tempDir(), { 'pagediet.config.js': 'export default { sizeBudget: 2 };\n' });
     const built = await run(process.execPath, [path.join(root, 'bin/pagediet.js'), 'build', site, '--out', path.join(project, 'out'), '--json', '--no-report', '--no-cache', '--quiet'], { cwd: project });
     const summary = JSON.parse(built.stdout);
-    expect(summary.warnings).toContainEqual({ file: 'index.html', code: 'over-budget', message: 'size-budget: 3007 B, over the budget of 2 KiB' });
+    expect(summary.warnings).toContainEqual({ file: 'index.html', code: 'over-budget', severity: 'warning', message: 'size-budget: 3007 B, over the budget of 2 KiB' });
     await fs.writeFile(path.join(project, 'pagediet.config.js'), "export default { sizeBudget: 'big' };\n");
     const refused = await run(process.execPath, [path.join(root, 'bin/pagediet.js'), 'build', site, '--out', path.join(project, 'out2')], { cwd: project }).catch((e) => e);
     expect([refused.code, refused.stderr]).toEqual([1, `pagediet: ${path.join(project, 'pagediet.config.js')}: option 'sizeBudget' must be a whole number, 0 or more, not 'big'\n`]);

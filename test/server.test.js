@@ -14,6 +14,7 @@ import { chooseEncoding } from '../src/loader/negotiate.js';
 import { startServer } from '../src/loader/server.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 import { needed } from './helpers/needed.js';
+import { clean, h2Request, http1Request, request, within } from './helpers/http-requests.js';
 import { existsSync } from 'node:fs';
 
 const PAGE = Buffer.from('<!doctype html><meta charset="utf-8"><title>t</title><img src="img.png"><p>caf\u00e9\n');
@@ -68,57 +69,6 @@ beforeAll(async () => {
 function tag(bytes, coding = 'identity') {
   const hash = crypto.createHash('sha1').update(bytes).digest('base64url').slice(0, 16);
   return `"${hash}${coding === 'identity' ? '' : `-${coding}`}"`;
-}
-
-/** Rejects when the promise takes longer than ms: every wait in this file is bounded. */
-function within(ms, promise) {
-  let timer;
-  const timeout = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Headers without the ones that change per request or describe the connection. */
-function clean(headers) {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !name.startsWith(':') && !['date', 'connection', 'keep-alive'].includes(name)));
-}
-
-/**
- * One request over a new connection, in the server's protocol.
- * @returns {Promise<{ status: number, headers: Record<string, string>, body: Buffer }>}
- */
-function request(server, urlPath, { method = 'GET', headers = {} } = {}) {
-  return within(10_000, server.protocol === 'http1' ? http1Request(server.port, urlPath, method, headers) : h2Request(server.url, urlPath, method, headers));
-}
-
-function http1Request(port, urlPath, method = 'GET', headers = {}) {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', port, path: urlPath, method, headers, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: clean(res.headers), body: Buffer.concat(chunks) }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
-
-async function h2Request(url, urlPath, method, headers) {
-  const session = http2.connect(url, { rejectUnauthorized: false });
-  try {
-    return await new Promise((resolve, reject) => {
-      session.on('error', reject);
-      const stream = session.request({ ':method': method, ':path': urlPath, ...headers });
-      let head = {};
-      const chunks = [];
-      stream.on('response', (h) => (head = h));
-      stream.on('data', (c) => chunks.push(c));
-      stream.on('end', () => resolve({ status: head[':status'], headers: clean(head), body: Buffer.concat(chunks) }));
-      stream.on('error', reject);
-      stream.end();
-    });
-  } finally {
-    session.close();
-  }
 }
 
 /**

@@ -2,7 +2,8 @@
  * The one request handler the three protocols share: node:http and the
  * compatibility API of node:http2 both call it with (req, res). It answers GET
  * and HEAD for files under the root, choosing a precompressed sidecar by
- * Accept-Encoding, with validators (ETag, Last-Modified) and byte ranges.
+ * Accept-Encoding (or, when asked, gzipping a file that has none on the fly),
+ * with validators (ETag, Last-Modified) and byte ranges.
  */
 import fs from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
@@ -13,6 +14,7 @@ import { isNotModified, requestedRange } from './conditional.js';
 import { EntityTags } from './etags.js';
 import { locate, sidecars } from './files.js';
 import { chooseEncoding } from './negotiate.js';
+import { GzipCache, isCompressibleType, onTheFlyLevel } from './on-the-fly.js';
 
 /**
  * @typedef {import('node:http').IncomingMessage | import('node:http2').Http2ServerRequest} Request
@@ -41,6 +43,10 @@ import { chooseEncoding } from './negotiate.js';
  * @property {number} [maxRequestsPerSecond] requests one connection (or HTTP/2 session) may make in a
  *   second; past it, 429 (and HTTP/1 closes the connection; default 1000: a pipelined page of hundreds
  *   of images is far below it, a flood is not)
+ * @property {import('./on-the-fly.js').CompressOnTheFly} [compressOnTheFly] as an ordinary server: a file of a
+ *   compressible type (COMPRESSIBLE_TYPES) that has no sidecar at all is offered gzip-encoded too, gzipped once
+ *   and kept in memory, with its own ETag (`-gzip`) and Vary; files with sidecars are served as without it.
+ *   Default off: only what the directory holds is sent.
  */
 
 /** Requests per connection and second, past which a client is flooding. */
@@ -50,8 +56,11 @@ export const DEFAULT_MAX_REQUESTS_PER_SECOND = 1000;
  * @param {HandlerOptions} options
  * @returns {(req: Request, res: Response) => void}
  */
-export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false, maxRequestsPerSecond = DEFAULT_MAX_REQUESTS_PER_SECOND }) {
+export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false, maxRequestsPerSecond = DEFAULT_MAX_REQUESTS_PER_SECOND, compressOnTheFly }) {
   const tags = new EntityTags();
+  const level = onTheFlyLevel(compressOnTheFly);
+  /** This server's gzip of each file it compressed on the fly. @type {GzipCache | undefined} */
+  const gzipped = level === undefined ? undefined : new GzipCache(level);
   /** @type {Finder} */
   const find = snapshot ? remembered() : { locate, sidecars };
   /** A snapshot's answers, once worked out, by what decides them (see answerKey). @type {Map<string, Answer> | undefined} */
@@ -109,7 +118,7 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
     const key = answers && answerKey(req);
     const answer = key ? answers.get(key) : undefined;
     if (answer) return sendAnswer(req, res, entry, answer);
-    respond(root, tags, find, req, res, entry, key ? (a) => answers.set(key, a) : undefined).catch(() => {
+    respond(root, tags, find, gzipped, req, res, entry, key ? (a) => answers.set(key, a) : undefined).catch(() => {
       // Whatever failed (a file that vanished mid-request), the server goes on.
       try {
         if (res.headersSent) return res.destroy();
@@ -237,12 +246,13 @@ function sendAnswer(req, res, entry, answer) {
  * @param {string} root
  * @param {EntityTags} tags
  * @param {Finder} find
+ * @param {GzipCache | undefined} gzipped when on, compresses files without sidecars on the fly
  * @param {Request} req
  * @param {Response} res
  * @param {RequestLogEntry} entry filled in as the answer is decided
  * @param {(answer: Answer) => void} [remember] takes the answer of a GET or HEAD of a file in memory, without Range
  */
-async function respond(root, tags, find, req, res, entry, remember) {
+async function respond(root, tags, find, gzipped, req, res, entry, remember) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(req, res, entry, 405, { Allow: 'GET, HEAD' });
   const accept = req.headers.accept;
   const located = await find.locate(root, req.url ?? '', typeof accept === 'string' ? accept : '');
@@ -251,19 +261,35 @@ async function respond(root, tags, find, req, res, entry, remember) {
   const { file } = located;
 
   const representations = new Map([[/** @type {import('./negotiate.js').Coding} */ ('identity'), file.entry], ...(await find.sidecars(root, file))]);
+  const available = [...representations.keys()];
+  // A file without sidecars of its own, of a type servers compress, is gzipped here if the client takes gzip
+  // (an empty one is not: it would only grow).
+  const onTheFly = gzipped !== undefined && representations.size === 1 && file.entry.stats.size > 0 && isCompressibleType(contentType(file.path));
+  if (onTheFly) available.push('gzip');
   // Caches must key every response of a negotiated file by Accept-Encoding, identity too.
   /** @type {Headers} */
-  const vary = representations.size > 1 ? { Vary: 'Accept-Encoding' } : {};
+  const vary = available.length > 1 ? { Vary: 'Accept-Encoding' } : {};
   const acceptEncoding = req.headers['accept-encoding'];
-  const coding = chooseEncoding(typeof acceptEncoding === 'string' ? acceptEncoding : undefined, [...representations.keys()]);
+  const coding = chooseEncoding(typeof acceptEncoding === 'string' ? acceptEncoding : undefined, available);
   if (!coding) return sendText(req, res, entry, 406, vary);
-  const real = /** @type {import('./files.js').Entry} */ (representations.get(coding)).real;
+  /** The gzip is made from the identity bytes. */
+  const made = onTheFly && coding === 'gzip';
+  const real = /** @type {import('./files.js').Entry} */ (representations.get(made ? 'identity' : coding)).real;
 
-  const source = await (find.open ?? openFile)(real, tags, coding);
+  let source = await (find.open ?? openFile)(real, tags, made ? 'identity' : coding);
   if (!source) return sendText(req, res, entry, 404);
   let streaming = false;
   try {
+    if (made && gzipped) {
+      // Validators of the identity file, with the coding in the tag: a distinct representation (as Apache's "-gzip").
+      const identity = source;
+      const bytes = await gzipped.get(real, identity.stats, async () => identity.bytes ?? /** @type {import('node:fs/promises').FileHandle} */ (identity.handle).readFile());
+      await identity.handle?.close();
+      source = { stats: identity.stats, etag: identity.etag.replace(/"$/, '-gzip"'), bytes };
+    }
     const { stats, etag } = source;
+    /** The representation's length: a gzip made here is not the file's. */
+    const size = source.bytes ? source.bytes.length : stats.size;
     entry.file = file.path;
     entry.encoding = coding;
     /** @type {Headers} */
@@ -280,7 +306,7 @@ async function respond(root, tags, find, req, res, entry, remember) {
     else headers['Content-Encoding'] = coding;
     if (remember && source.bytes) {
       // A whole file from a snapshot, no Range: answered as every later request with the same key will be.
-      const answer = { file: file.path, coding, etag, modified: stats.mtime, validators, headers: { ...headers, 'Content-Length': stats.size }, bytes: source.bytes };
+      const answer = { file: file.path, coding, etag, modified: stats.mtime, validators, headers: { ...headers, 'Content-Length': size }, bytes: source.bytes };
       remember(answer);
       sendAnswer(req, res, entry, answer);
       return;
@@ -291,13 +317,13 @@ async function respond(root, tags, find, req, res, entry, remember) {
       return;
     }
     // Ranges are of the identity bytes only: a range of a compressed body cannot be decoded.
-    const range = coding === 'identity' ? requestedRange(req.headers, stats.size, etag, stats.mtime) : null;
+    const range = coding === 'identity' ? requestedRange(req.headers, size, etag, stats.mtime) : null;
     if (range === 'unsatisfiable') {
-      return sendText(req, res, entry, 416, { ...vary, 'Accept-Ranges': 'bytes', 'Content-Range': `bytes */${stats.size}` });
+      return sendText(req, res, entry, 416, { ...vary, 'Accept-Ranges': 'bytes', 'Content-Range': `bytes */${size}` });
     }
     const start = range ? range.start : 0;
-    const length = range ? range.end - range.start + 1 : stats.size;
-    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${stats.size}`;
+    const length = range ? range.end - range.start + 1 : size;
+    if (range) headers['Content-Range'] = `bytes ${range.start}-${range.end}/${size}`;
     headers['Content-Length'] = length;
     writeHead(res, range ? 206 : 200, headers);
     if (req.method === 'HEAD' || length === 0) {

@@ -8,6 +8,9 @@ import { startServer } from './server.js';
 import { loadPage, STRATEGIES } from './client.js';
 import { model, planFromTrace } from './model.js';
 import { networkProfile } from './networks.js';
+import { onTheFlyLevel } from './on-the-fly.js';
+
+export { COMPRESSIBLE_TYPES, ON_THE_FLY, isCompressibleType } from './on-the-fly.js';
 
 /**
  * @typedef {import('./client.js').Strategy} Strategy
@@ -23,6 +26,9 @@ import { networkProfile } from './networks.js';
  * @property {number} [connections] parallel connections per host for http1.0 and http1.1 (default: the profile's for http1.0, 1 for http1.1)
  * @property {number} [domains] host names subresources are spread over (model only)
  * @property {string} [acceptEncoding]
+ * @property {import('./on-the-fly.js').CompressOnTheFly} [compressOnTheFly] serve the site as an ordinary server
+ *   would: `'gzip'` gzips, at level 6 (ON_THE_FLY), each file of a compressible type that has no precompressed
+ *   sidecar (a report's 'before' side); `{ gzip: level }` at another level. Default off: the files as they are.
  *
  * @typedef {object} Run one page, strategy, network and visit
  * @property {string} page
@@ -54,8 +60,10 @@ export async function loadSite(options) {
   const protocols = options.protocols ?? [...STRATEGIES];
   const networks = (options.networks ?? ['wan-1997']).map((n) => networkProfile(n, options.custom));
   const visits = options.visits ?? ['first', 'revalidate'];
-  const http1 = protocols.some((p) => p !== 'h2') ? await startServer({ root: options.root, protocol: 'http1', snapshot: true }) : null;
-  const h2 = protocols.includes('h2') ? await startServer({ root: options.root, protocol: 'h2c', snapshot: true }) : null;
+  onTheFlyLevel(options.compressOnTheFly); // a bad level is refused before any server starts
+  const served = { root: options.root, snapshot: true, compressOnTheFly: options.compressOnTheFly };
+  const http1 = protocols.some((p) => p !== 'h2') ? await startServer({ ...served, protocol: 'http1' }) : null;
+  const h2 = protocols.includes('h2') ? await startServer({ ...served, protocol: 'h2c' }) : null;
   /** @type {Run[]} */
   const runs = [];
   /** @type {import('./client.js').Trace[]} */

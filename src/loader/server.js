@@ -38,6 +38,11 @@ import { batchWrites } from './write-batching.js';
  * @property {(entry: import('./handler.js').RequestLogEntry) => void} [onRequest] called when each response is over
  * @property {number} [maxRequestsPerSecond] per connection or HTTP/2 session; past it, 429 (and an HTTP/1
  *   connection closes; default 1000)
+ * @property {import('./on-the-fly.js').CompressOnTheFly} [compressOnTheFly] serve as an ordinary server would:
+ *   `'gzip'` gzips each file of a compressible type (COMPRESSIBLE_TYPES) that has no precompressed sidecar, at
+ *   level 6 (ON_THE_FLY), for clients that accept gzip; `{ gzip: level }` at another zlib level (1 to 9). Each
+ *   gzip is made once and kept in memory, so its bytes and Content-Length are the same on every request; its ETag
+ *   is the file's with `-gzip`. Files with sidecars are served as without it. Default off: only the files there are.
  *
  * @typedef {object} RunningServer
  * @property {string} url the origin, e.g. http://127.0.0.1:49152
@@ -78,6 +83,7 @@ export async function startServer(options) {
     headerLimit: protocol === 'http1' ? undefined : maxHeaderSize,
     snapshot: options.snapshot ?? false,
     maxRequestsPerSecond: options.maxRequestsPerSecond,
+    compressOnTheFly: options.compressOnTheFly,
   });
 
   /** @type {http.Server | http2.Http2Server | http2.Http2SecureServer} */

@@ -2,8 +2,10 @@
  * Animated GIFs become APNG or animated WebP, what the 1997 study's MNG was
  * meant to be. Frames are composited as browsers do (disposal methods,
  * transparency, delays under 2/100 s shown as 10), each candidate is decoded
- * again and must give the same frames, delays and loop count, and the
- * smaller proven one wins; the GIF stays when it is smaller still.
+ * again and must give the same frames, delays and loop count (a WebP may
+ * store a repeated frame once, shown longer), and the smaller proven one
+ * wins; the GIF stays when it is smaller still. A candidate ruled out (not
+ * proven, or not writable) is named in the decision with why.
  */
 import { readGifStructure } from '../images/gif.js';
 import { addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
@@ -27,7 +29,7 @@ export default {
     const format = ctx.options.animations;
     const referenced = site.referencedPaths();
     const gifs = (await imagesOfType(site, 'gif')).filter((file) => referenced.has(file.path));
-    /** @type {(import('../images/replace.js').Replacement & { result: Pick<import('../images/jobs/results.js').Converted, 'format' | 'detail' | 'candidates'> })[]} */
+    /** @type {(import('../images/replace.js').Replacement & { result: Pick<import('../images/jobs/animation.js').ConvertedAnimation, 'format' | 'detail' | 'candidates' | 'ruledOut'> })[]} */
     const replaced = [];
     await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx.options) }, (bytes) => {
       try {
@@ -37,7 +39,9 @@ export default {
       }
     }, async (file, result) => {
       recordResult(ctx, file, result);
-      if (result.status === 'converted') replaced.push({ ...(await addReplacement(site, file, result.bytes, result.format === 'webp' ? 'webp' : 'png')), result: { format: result.format, detail: result.detail, candidates: result.candidates } });
+      if (result.status !== 'converted') return;
+      const { format, detail, candidates, ruledOut } = /** @type {import('../images/jobs/animation.js').ConvertedAnimation} */ (result);
+      replaced.push({ ...(await addReplacement(site, file, result.bytes, format === 'webp' ? 'webp' : 'png')), result: { format, detail, candidates, ruledOut } });
     });
     if (ctx.options.picture) {
       for (const replacement of replaced) await offerImage(site, ctx, replacement, replacement.result.format === 'webp' ? 'image/webp' : 'image/apng');
@@ -46,7 +50,9 @@ export default {
     }
     for (const { original, target, size, result } of replaced) {
       const sizes = Object.entries(result.candidates ?? {}).map(([k, v]) => `${k} ${v} B`).join(', ');
-      ctx.decide({ file: original.path, action: 'changed', reason: `→ ${target}: ${result.detail}, ${original.outputSize} → ${size} B (${sizes})` });
+      // A candidate not proven (or not tried) is named with why: a smaller one lost for that reason, not for its size.
+      const ruledOut = (result.ruledOut ?? []).map((why) => `; ${why}`).join('');
+      ctx.decide({ file: original.path, action: 'changed', reason: `→ ${target}: ${result.detail}, ${original.outputSize} → ${size} B (${sizes})${ruledOut}` });
     }
   },
 };

@@ -1,8 +1,20 @@
 /**
- * The build summary as a few lines for a terminal.
+ * The build summary for a terminal: what visitors load, the output on disk,
+ * what each pass did with why it kept files (grouped by reason), and the
+ * messages (grouped by code). It fits one screen, about 30 lines, on any
+ * site: information is counted, not listed; --verbose lists every message
+ * and every decision, and --json and the HTML report have everything.
  */
+import { formatHeadline, MIN_COLUMNS } from './table.js';
+import { countBySeverity, groupDecisions, groupMessages } from './groups.js';
 
 const number = new Intl.NumberFormat('en-US');
+
+/** The summary's length on a terminal, for any site. */
+export const SUMMARY_LINES = 30;
+
+/** Examples a group shows. */
+const EXAMPLES = 3;
 
 /** @param {number} n */
 export function formatBytes(n) {
@@ -15,80 +27,146 @@ export function formatBytes(n) {
  */
 function saving(before, after) {
   const pct = before > 0 ? ((before - after) / before) * 100 : 0;
-  return `${number.format(before - after)} (${pct.toFixed(1)}%)`;
+  const shown = Math.abs(pct).toFixed(1);
+  return `${shown === '0.0' ? '' : pct > 0 ? '-' : '+'}${shown}%`;
 }
+
+/** @param {number} ms */
+function duration(ms) {
+  return ms < 1000 ? `${ms} ms` : ms < 120_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** @param {number} n @param {string} one @param {string} [many] */
+function plural(n, one, many = `${one}s`) {
+  return `${number.format(n)} ${n === 1 ? one : many}`;
+}
+
+/**
+ * @typedef {object} SummaryTextOptions
+ * @property {import('./compare.js').ReportData} [report] the loader's comparison, when it ran: the headline
+ * @property {number} [columns] the terminal's width (at least 80 is used)
+ * @property {boolean} [verbose] list every message and every decision that was not 'changed'
+ */
 
 /**
  * @param {import('../summary.js').BuildSummary} s
+ * @param {SummaryTextOptions} [options]
  * @returns {string}
  */
-export function formatBuildSummary(s) {
+export function formatBuildSummary(s, options = {}) {
+  const width = Math.max(MIN_COLUMNS, options.columns ?? MIN_COLUMNS);
   const t = s.totals;
-  const kinds = Object.entries(s.referencesByKind).map(([k, n]) => `${k} ${n}`).join(', ');
-  const lines = [
-    `pagediet ${s.version}: ${s.input} -> ${s.output}`,
-    `  files      ${t.pages} pages, ${t.stylesheets} style sheets, ${t.assets} other files`,
-    `  references ${t.references}${kinds ? ` (${kinds})` : ''}`,
-    `  page bytes ${formatBytes(t.pageBytesBefore)} -> ${formatBytes(t.pageBytesAfter)} loaded by ${t.pages} page${t.pages === 1 ? '' : 's'}, saved ${saving(t.pageBytesBefore, t.pageBytesAfter)}`,
-    `  files      ${formatBytes(t.bytesIn)} -> ${formatBytes(t.bytesOut)} in all${t.bytesOut > t.bytesIn ? ' (originals stay beside their replacements; --prune removes them)' : `, saved ${saving(t.bytesIn, t.bytesOut)}`}`,
-    `  requests   ${t.requestsBefore} -> ${t.requestsAfter} for ${t.pages} page${t.pages === 1 ? '' : 's'}, saved ${t.requestsBefore - t.requestsAfter}`,
-  ];
-  if (s.passes.length === 0) lines.push('  passes     none ran');
+  const o = s.outputFiles;
+  const head = [`pagediet ${s.version}: ${s.input} -> ${s.output} (${duration(s.ms)})`];
+  if (options.report) head.push(...formatHeadline(options.report.headline, width));
+  head.push(`Pages load     ${formatBytes(t.pageBytesBefore)} -> ${formatBytes(t.pageBytesAfter)} (${saving(t.pageBytesBefore, t.pageBytesAfter)}), ${number.format(t.requestsBefore)} -> ${number.format(t.requestsAfter)} requests`);
+  head.push(`               ${plural(t.pages, 'page')}, each with what it loads, uncompressed`);
+  head.push(`On disk        ${plural(o.loaded.files + o.notLoaded.files, 'file')}, ${formatBytes(o.loaded.bytes + o.notLoaded.bytes)}; pages and what they load: ${formatBytes(o.loaded.bytes)}`);
+  if (o.notLoaded.files) head.push(`  not loaded   ${plural(o.notLoaded.files, 'file')}, ${formatBytes(o.notLoaded.bytes)} (originals kept, downloads, unreferenced)`);
+  if (o.configs.files) head.push(`  configs      ${plural(o.configs.files, 'server config')}, ${formatBytes(o.configs.bytes)}, not served: ${o.configs.paths.join(', ')}`);
+  if (s.work.passesReplayed || s.work.cacheHits) head.push(`Work           ${plural(s.work.jobs, 'job')} run, ${number.format(s.work.cacheHits)} results from the cache${s.work.passesReplayed ? `, ${plural(s.work.passesReplayed, 'pass', 'passes')} replayed` : ''}`);
+
+  const paths = new Set([...s.pages.map((p) => p.path), ...s.assets.map((a) => a.path)]);
+  /** @type {{ line: string, metrics: string[], groups: { count: number, lines: string[] }[] }[]} */
+  const passes = [];
+  const idle = [];
   for (const p of s.passes) {
-    const kept = p.decisions.filter((d) => d.action !== 'changed').length;
-    lines.push(`  ${p.name.padEnd(12)} ${p.files.length} files, ${formatBytes(p.bytesBefore)} -> ${formatBytes(p.bytesAfter)}, ${p.referencesRewritten} references rewritten, ${p.requestsRemoved} requests removed, ${kept} kept (${p.ms} ms)`);
-    for (const [reason, n] of keptReasons(p.decisions)) lines.push(`  ${''.padEnd(12)}   ${n} kept: ${reason}`);
-    if (p.metrics?.length) lines.push(...metricLines(p.metrics));
+    const changed = p.decisions.filter((d) => d.action === 'changed').length;
+    const groups = groupDecisions(p.decisions, paths);
+    const others = groups.reduce((n, g) => n + g.members.length, 0);
+    if (p.files.length === 0 && others === 0 && changed === 0) {
+      idle.push(p.name);
+      continue;
+    }
+    const counts = [`${number.format(changed)} changed`, ...(others ? [`${number.format(others)} kept`] : [])].join(', ');
+    const bytes = p.files.length ? `, ${formatBytes(p.bytesBefore)} -> ${formatBytes(p.bytesAfter)}` : '';
+    const extra = p.requestsRemoved ? `, -${number.format(p.requestsRemoved)} requests` : '';
+    passes.push({
+      line: `  ${p.name.padEnd(13)}${duration(p.ms).padStart(8)}  ${counts}${bytes}${extra}`,
+      metrics: p.metrics?.length ? [`    compressed ${metricTotals(p.metrics)}`] : [],
+      groups: groups.map((g) => ({ count: g.members.length, lines: groupLines(`${g.action} ${number.format(g.members.length)}: ${g.label}`, g.members.map((d) => ({ name: d.file || '(site)', line: d.file ? `${d.file}: ${d.reason}` : d.reason })), width - 4, options.verbose) })),
+    });
   }
-  if (s.artifacts.length) lines.push(`  configs    ${s.artifacts.join(', ')} (server configs that serve the precompressed files; not part of the site)`);
-  if (s.work.jobs || s.work.cacheHits || s.work.passesReplayed) {
-    const replayed = s.work.passesReplayed ? `, ${s.work.passesReplayed} passes replayed (they met the same site as an earlier build)` : '';
-    lines.push(`  work       ${s.work.jobs} jobs run, ${s.work.cacheHits} results from the cache${replayed}`);
+  const counts = countBySeverity(s.warnings);
+  const messageGroups = groupMessages(s.warnings).filter((g) => options.verbose || g.severity !== 'info');
+  const tail = [`Messages       ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${number.format(counts.info)} information${counts.info && !options.verbose ? ' (--verbose lists them)' : ''}`];
+  const messageLines = messageGroups.map((g) => groupLines(options.verbose ? `  ${g.severity} ${number.format(g.members.length)} ${g.code}: ${g.about}` : `  ${g.severity} ${number.format(g.members.length)}: ${g.about}`, g.members.map((m) => ({ name: m.file || '(build)', line: `${m.file || '(build)'}: ${m.message}` })), width, options.verbose));
+
+  const fixed = head.length + 1 + passes.reduce((n, p) => n + 1 + p.metrics.length, 0) + (idle.length ? 1 : 0) + (s.passes.length ? 0 : 1) + tail.length;
+  let budget = options.verbose ? Infinity : Math.max(0, SUMMARY_LINES - fixed);
+  // Errors and warnings first, then why passes kept files, largest groups first.
+  const shownMessages = [];
+  for (const lines of messageLines) {
+    if (lines.length > budget) break;
+    shownMessages.push(lines);
+    budget -= lines.length;
   }
-  if (s.warnings.length) {
-    lines.push(`  warnings   ${s.warnings.length}`);
-    for (const w of s.warnings.slice(0, 20)) lines.push(`    ${w.file || '(build)'}: ${w.message}`);
-    if (s.warnings.length > 20) lines.push(`    ... and ${s.warnings.length - 20} more (see --json)`);
+  if (shownMessages.length < messageLines.length) {
+    tail.push(`  ... ${plural(messageLines.length - shownMessages.length, 'group')} more (--verbose)`);
+    budget = 0;
   }
-  return `${lines.join('\n')}\n`;
+  const byCount = passes.flatMap((p) => p.groups).sort((a, b) => b.count - a.count);
+  /** @type {Set<{ count: number, lines: string[] }>} */
+  const shownKept = new Set();
+  for (const g of byCount) {
+    if (g.lines.length > budget) continue;
+    shownKept.add(g);
+    budget -= g.lines.length;
+  }
+
+  const lines = [...head, 'Passes'];
+  if (s.passes.length === 0) lines.push('  none ran');
+  for (const p of passes) {
+    lines.push(p.line, ...p.metrics);
+    for (const g of p.groups) if (shownKept.has(g)) lines.push(...g.lines.map((l) => `    ${l}`));
+  }
+  if (idle.length) lines.push(`  no change:    ${idle.join(', ')}`);
+  lines.push(tail[0], ...shownMessages.flat(), ...tail.slice(1));
+  return `${lines.map((l) => fit(l, width)).join('\n')}\n`;
 }
 
 /**
- * Figures a pass measured (html-case: compressed sizes), in total and, for a
- * few files, per file; --json has every file's.
+ * Figures a pass measured (html-case: compressed sizes), summed over its
+ * files: "gzip 9,890 B -> 9,712 B (-1.8%), brotli ...". --json has each file's.
  * @param {import('../pipeline.js').Metric[]} metrics
  */
-function metricLines(metrics) {
-  /** @param {import('../pipeline.js').Metric[]} list */
-  const line = (list) => {
-    /** @type {Map<string, { before: number, after: number }>} */
-    const sums = new Map();
-    for (const m of list) {
-      const sum = sums.get(m.name) ?? { before: 0, after: 0 };
-      sum.before += m.before;
-      sum.after += m.after;
-      sums.set(m.name, sum);
-    }
-    return [...sums].map(([name, { before, after }]) => `${name} ${formatBytes(before)} -> ${formatBytes(after)} (${after <= before ? '-' : '+'}${(before > 0 ? (Math.abs(before - after) / before) * 100 : 0).toFixed(1)}%)`).join(', ');
-  };
-  const files = [...new Set(metrics.map((m) => m.file))];
-  const lines = [`  ${''.padEnd(12)}   compressed ${line(metrics)}${files.length > 1 ? ` in ${files.length} files` : ''}`];
-  if (files.length > 1 && files.length <= 5) for (const file of files) lines.push(`  ${''.padEnd(12)}     ${file}: ${line(metrics.filter((m) => m.file === file))}`);
-  return lines;
+function metricTotals(metrics) {
+  /** @type {Map<string, { before: number, after: number }>} */
+  const sums = new Map();
+  for (const m of metrics) {
+    const sum = sums.get(m.name) ?? { before: 0, after: 0 };
+    sum.before += m.before;
+    sum.after += m.after;
+    sums.set(m.name, sum);
+  }
+  return [...sums].map(([name, { before, after }]) => `${name} ${formatBytes(before)} -> ${formatBytes(after)} (${saving(before, after)})`).join(', ');
 }
 
 /**
- * Why files were kept, grouped: the reason without its figures.
- * @param {import('../pipeline.js').Decision[]} decisions
- * @returns {[string, number][]}
+ * A group as lines: its label with up to three examples on one line, or,
+ * verbose, the label and every member on a line of its own.
+ * @param {string} label
+ * @param {{ name: string, line: string }[]} members the file each is about, and the whole of it
+ * @param {number} width the columns the line may take
+ * @param {boolean} [verbose]
+ * @returns {string[]}
  */
-function keptReasons(decisions) {
-  /** @type {Map<string, number>} */
-  const counts = new Map();
-  for (const d of decisions) {
-    if (d.action === 'changed') continue;
-    const reason = d.reason.replace(/\s*\(.*$/, '');
-    counts.set(reason, (counts.get(reason) ?? 0) + 1);
+function groupLines(label, members, width, verbose) {
+  if (verbose) return [label, ...members.map((m) => `    ${m.line}`)];
+  const names = [...new Set(members.map((m) => m.name))];
+  // As many of three examples as the line holds.
+  for (let n = Math.min(EXAMPLES, names.length); n > 0; n--) {
+    const line = `${label} (${names.slice(0, n).join(', ')}${names.length > n ? ', …' : ''})`;
+    if (line.length <= width) return [line];
   }
-  return [...counts].sort((a, b) => b[1] - a[1]);
+  return [label];
+}
+
+/**
+ * A line cut to the width, with '…' where it was cut.
+ * @param {string} line
+ * @param {number} width
+ */
+function fit(line, width) {
+  return line.length <= width ? line : `${line.slice(0, width - 1)}…`;
 }

@@ -3,8 +3,10 @@
  * with the robot and modelled on the same networks, and their files are
  * totalled by type at the encoding a browser would get.
  */
+import fs from 'node:fs/promises';
 import path from 'node:path';
-import { loadSite } from '../loader/load.js';
+import { gzipSync } from 'node:zlib';
+import { loadSite, ON_THE_FLY, isCompressibleType } from '../loader/load.js';
 import { walkSite } from '../site/walk.js';
 import { extensionOf, isHtmlPath, mimeType } from '../site/mime.js';
 import { MARKER } from '../output.js';
@@ -31,25 +33,53 @@ import { MARKER } from '../output.js';
  * @typedef {Record<string, { files: number, bytes: number, served: number }>} TypeTotals
  *   by MIME type: files, bytes on disk, and bytes served at the best encoding offered
  *
+ * @typedef {object} VisitTotals one visit of every page loaded, summed over the pages
+ * @property {Change} wireBytes
+ * @property {Change} requests
+ * @property {Record<string, Change>} seconds by network
+ *
+ * @typedef {object} Headline what visitors load, before and after: the report's first lines
+ * @property {import('../loader/client.js').Strategy} protocol the strategy the figures are of
+ * @property {number} pages pages loaded
+ * @property {number} sitePages pages in the site (the input)
+ * @property {Baseline} baseline how both sides were served besides the output's precompressed files
+ * @property {Partial<Record<import('../loader/client.js').Visit, VisitTotals>>} visits
+ *
+ * @typedef {'gzip' | 'raw'} Baseline how both sides are served besides their own precompressed files: 'gzip', as an
+ *   ordinary server does (gzip at ON_THE_FLY.level on the fly for compressible types without a sidecar), or 'raw' (no
+ *   compression but the sidecars)
+ *
  * @typedef {object} ReportData
+ * @property {Baseline} baseline
  * @property {{ site: string, runs: Run[], files: TypeTotals }} before
  * @property {{ site: string, runs: Run[], files: TypeTotals }} after
  * @property {Comparison[]} savings
+ * @property {Headline} headline
  *
- * @typedef {Omit<import('../loader/load.js').LoadSiteOptions, 'root'> & { before: string, after: string }} CompareOptions
+ * @typedef {Omit<import('../loader/load.js').LoadSiteOptions, 'root' | 'compressOnTheFly'> & { before: string, after: string, sample?: number, baseline?: Baseline }} CompareOptions
+ *   sample: how many pages to load when `pages` is not given (default REPORT_SAMPLE); baseline: default 'gzip'
  */
 
 /** Networks a report models when none are named: two of the studies', two of today's. */
 export const REPORT_NETWORKS = ['modem-28.8k', 'wan-1997', 'slow-4g', 'cable'];
+
+/** Pages a report loads when none are named. */
+export const REPORT_SAMPLE = 10;
+
+/** The strategy of the headline: what a visitor's browser uses today. */
+export const HEADLINE_PROTOCOL = 'h2';
 
 /**
  * @param {CompareOptions} options
  * @returns {Promise<ReportData>}
  */
 export async function compareSites(options) {
-  const { before, after, ...load } = options;
-  const pages = load.pages ?? (await defaultPages(before));
-  const shared = { ...load, pages, networks: load.networks ?? REPORT_NETWORKS };
+  const { before, after, sample, baseline = 'gzip', ...load } = options;
+  if (baseline !== 'gzip' && baseline !== 'raw') throw new RangeError(`baseline must be 'gzip' or 'raw', not ${JSON.stringify(baseline)}`);
+  const all = await sitePages(before);
+  const pages = load.pages ?? samplePages(all, sample ?? REPORT_SAMPLE);
+  // Both sides on the same ordinary server: the output's precompressed files are what it adds.
+  const shared = { ...load, pages, networks: load.networks ?? REPORT_NETWORKS, ...(baseline === 'gzip' ? { compressOnTheFly: /** @type {const} */ ('gzip') } : {}) };
   const [a, b] = [await loadSite({ ...shared, root: before }), await loadSite({ ...shared, root: after })];
   /** @type {Comparison[]} */
   const savings = [];
@@ -63,10 +93,42 @@ export async function compareSites(options) {
     });
   }
   return {
-    before: { site: path.resolve(before), runs: a.runs, files: await typeTotals(before) },
-    after: { site: path.resolve(after), runs: b.runs, files: await typeTotals(after) },
+    baseline,
+    before: { site: path.resolve(before), runs: a.runs, files: await typeTotals(before, baseline) },
+    after: { site: path.resolve(after), runs: b.runs, files: await typeTotals(after, baseline) },
     savings,
+    headline: headline(savings, pages.length, all.length, baseline),
   };
+}
+
+/**
+ * Sums the comparisons of every page loaded, by visit, on the headline's
+ * strategy (or the first one loaded, when it was not).
+ * @param {Comparison[]} savings
+ * @param {number} pages
+ * @param {number} sitePages
+ * @param {Baseline} baseline
+ * @returns {Headline}
+ */
+export function headline(savings, pages, sitePages, baseline) {
+  const protocol = savings.some((c) => c.protocol === HEADLINE_PROTOCOL) ? HEADLINE_PROTOCOL : (savings[0]?.protocol ?? HEADLINE_PROTOCOL);
+  /** @type {Headline['visits']} */
+  const visits = {};
+  const networks = [...new Set(savings.map((c) => c.network))];
+  for (const visit of /** @type {const} */ (['first', 'revalidate'])) {
+    const of = savings.filter((c) => c.protocol === protocol && c.visit === visit);
+    if (!of.length) continue;
+    // Bytes and requests do not depend on the network: one network's runs count each page once.
+    const once = of.filter((c) => c.network === networks[0]);
+    /** @param {Comparison[]} list @param {'wireBytes' | 'requests' | 'seconds'} key */
+    const total = (list, key) => change(list.reduce((n, c) => n + c[key].before, 0), list.reduce((n, c) => n + c[key].after, 0));
+    visits[visit] = {
+      wireBytes: total(once, 'wireBytes'),
+      requests: total(once, 'requests'),
+      seconds: Object.fromEntries(networks.map((n) => [n, total(of.filter((c) => c.network === n), 'seconds')])),
+    };
+  }
+  return { protocol, pages, sitePages, baseline, visits };
 }
 
 /** @param {number} before @param {number} after @returns {Change} */
@@ -76,15 +138,42 @@ export function change(before, after) {
 }
 
 /**
- * The pages a report loads by default: index.html first, then the others in
- * path order, ten at most (a report is a sample, not a crawl).
+ * The pages of a site as URL paths: index.html first, then the others in
+ * path order.
  * @param {string} root
+ * @returns {Promise<string[]>}
  */
-export async function defaultPages(root) {
+export async function sitePages(root) {
   const { files } = await walkSite(path.resolve(root));
   const pages = files.map((f) => f.path).filter((p) => isHtmlPath(p));
   pages.sort((x, y) => Number(y === 'index.html') - Number(x === 'index.html') || (x < y ? -1 : 1));
-  return pages.slice(0, 10).map((p) => `/${p.split('/').map(encodeURIComponent).join('/')}`);
+  return pages.map((p) => `/${p.split('/').map(encodeURIComponent).join('/')}`);
+}
+
+/**
+ * The pages a report loads by default (a report is a sample, not a crawl):
+ * the first page (index.html), then pages spread evenly over the rest in
+ * path order, so every part of a large site is in it, not its first folder.
+ * @param {string[]} pages from sitePages()
+ * @param {number} count
+ * @returns {string[]}
+ */
+export function samplePages(pages, count) {
+  if (pages.length <= count) return pages;
+  if (count <= 1) return pages.slice(0, Math.max(count, 0));
+  const rest = pages.length - 1;
+  const picked = new Set([0]);
+  for (let i = 0; i < count - 1; i++) picked.add(1 + Math.floor((i * rest) / (count - 1)));
+  return [...picked].sort((a, b) => a - b).map((i) => pages[i]);
+}
+
+/**
+ * The pages a report loads by default.
+ * @param {string} root
+ * @param {number} [count]
+ */
+export async function defaultPages(root, count = REPORT_SAMPLE) {
+  return samplePages(await sitePages(root), count);
 }
 
 /** Sidecar extensions a server picks instead of the file, for a browser that accepts br and gzip. */
@@ -92,9 +181,10 @@ const SIDECARS = ['br', 'gz'];
 
 /**
  * @param {string} root
+ * @param {Baseline} [baseline] 'gzip': a compressible file without sidecars is served gzipped, as on the fly
  * @returns {Promise<TypeTotals>}
  */
-export async function typeTotals(root) {
+export async function typeTotals(root, baseline = 'raw') {
   const { files } = await walkSite(path.resolve(root));
   const sizes = new Map(files.map((f) => [f.path, f.size]));
   /** @type {TypeTotals} */
@@ -103,8 +193,12 @@ export async function typeTotals(root) {
     const ext = extensionOf(f.path);
     const base = f.path.slice(0, -(ext.length + 1));
     if (f.path === MARKER || (SIDECARS.includes(ext) && sizes.has(base)) || ext === 'zst') continue;
-    const served = Math.min(f.size, ...SIDECARS.map((s) => sizes.get(`${f.path}.${s}`) ?? Infinity));
     const type = mimeType(f.path);
+    const sidecars = SIDECARS.map((s) => sizes.get(`${f.path}.${s}`) ?? Infinity);
+    const onTheFly = baseline === 'gzip' && f.size > 0 && sidecars.every((n) => n === Infinity) && isCompressibleType(type)
+      ? gzipSync(await fs.readFile(path.join(root, f.path)), { level: ON_THE_FLY.level }).length
+      : Infinity;
+    const served = Math.min(f.size, onTheFly, ...sidecars);
     const t = totals[type] ?? { files: 0, bytes: 0, served: 0 };
     t.files++;
     t.bytes += f.size;

@@ -17,6 +17,7 @@ import { ByteStore } from './byte-store.js';
 import { ReferenceTable, StringTable } from './reference-table.js';
 import { cacheKey } from '../util/cache.js';
 import { codeFingerprint } from '../util/code-fingerprint.js';
+import { messageCode } from '../messages.js';
 import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
 
 /**
@@ -45,9 +46,10 @@ import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycle
  * @property {'exact' | 'index' | 'extensionless'} [via]
  * @property {string} [note]
  *
- * @typedef {object} Warning
+ * @typedef {object} Warning a message of the build: an error, a warning or information (src/messages.js)
  * @property {string} file site path, or '' for the whole build
  * @property {string} code short stable identifier, e.g. 'reference-escapes'
+ * @property {import('../messages.js').Severity} severity
  * @property {string} message one line for people
  *
  * @typedef {object} SiteOptions
@@ -354,7 +356,7 @@ export class Site {
 
   /** @param {string} file @param {string} code @param {string} message */
   warn(file, code, message) {
-    this.warnings.push({ file, code, message });
+    this.warnings.push({ file, code, severity: messageCode(code).severity, message });
   }
 
   get pages() {

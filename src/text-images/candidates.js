@@ -70,7 +70,7 @@ export async function findCandidates(site, ctx, parsed) {
       if (image.role !== 'asset' || byImage.has(image.path)) continue;
       if (image.outputSize > MAX_BYTES) {
         rejected.add(image.path);
-        ctx.decide({ file: image.path, action: 'kept', reason: `${image.outputSize} B: larger than text images are (${MAX_BYTES} B at most)` });
+        ctx.decide({ file: image.path, action: 'kept', reason: `larger than ${MAX_BYTES / 1024} KB, the most a text image may be (${image.outputSize} B)` });
         continue;
       }
       let bytes;
