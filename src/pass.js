@@ -43,7 +43,8 @@
  * @property {(decision: Decision) => void} decide
  * @property {(file: string, code: string, message: string) => void} warn
  * @property {(metric: Metric) => void} measure record a figure measured before and after (kept in the report's metrics)
- * @property {(message: string, count?: { done: number, total: number }) => void} progress what the pass is at: a file, and how many of how many
+ * @property {(message: string, count?: import('./progress.js').ProgressCount) => void} progress what the pass is at: a file,
+ *   how many of how many, and which of its steps
  * @property {(job: string, bytes: Uint8Array, options: object) => Promise<any>} compute runs a job of src/jobs.js in the
  *   worker pool, or takes its result from the persistent cache (keyed by the job's code, the bytes and the options)
  * @property {<T>(key: unknown, compute: () => Promise<T>) => Promise<T>} cached a result of the pass's own (not a worker

@@ -271,8 +271,8 @@ async function addSubsets(site, ctx, converted, written) {
     /** @type {Map<string, Map<string, import('../fonts/page-characters.js').ShownText>>} page → family → what it shows */
     const shown = new Map();
     for (const [i, page] of pages.entries()) {
-      ctx.progress(page, { done: i, total: pages.length });
       shown.set(page, await pagesOpen.characters(page, families));
+      ctx.progress(page, { done: i + 1, total: pages.length });
     }
 
     /**

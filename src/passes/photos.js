@@ -205,8 +205,8 @@ async function openLayouts(site, ctx, photos) {
   const measured = new Map();
   let done = 0;
   for (const page of [...pages].sort()) {
-    ctx.progress(`layout of ${page}`, { done: done++, total: pages.size });
     measured.set(page, await session.measure(page, null, { backgrounds: true }));
+    ctx.progress(`layout of ${page}`, { done: ++done, total: pages.size });
   }
   return { session, measured, close: async () => { await session.close(); await browser.close(); } };
 }

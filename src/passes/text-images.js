@@ -41,6 +41,11 @@ const options = {
 const TEXT_AGREEMENT = 0.6;
 /** OCR results below this confidence are not used. */
 const MIN_OCR_CONFIDENCE = 30;
+/**
+ * The pass's two counts, each over every candidate: reading them (pixels, ALT, OCR, style), then checking their replacements in Chromium.
+ * @type {Record<'reading' | 'checking', import('../progress.js').ProgressStep>}
+ */
+const STEPS = { reading: { n: 1, of: 2, label: 'reading' }, checking: { n: 2, of: 2, label: 'checking' } };
 
 /** @type {import('../pass.js').Pass<typeof options>} */
 export default {
@@ -67,15 +72,17 @@ export default {
     const accepted = [];
     // Fitting in Chromium runs in one browser per thread at once; decisions are then taken in the candidates' order.
     const sessions = new RenderSessions(ctx.threads, choice);
+    const count = (/** @type {'reading' | 'checking'} */ step, /** @type {number} */ done) => /** @type {import('../progress.js').ProgressCount} */ ({ done, total: candidates.length, step: STEPS[step] });
     try {
       // The plans (classification, style, OCR) all at once: the pool runs one per core.
       let planned = 0;
       const plans = await Promise.all(candidates.map(async ({ image, bytes, shapes }) => {
         const texts = [...new Set([...shapes.values()].flatMap((shape) => [shape.attrs.alt, shape.attrs.title]).filter((t) => t !== undefined))];
         const plan = /** @type {Plan | { status: 'failed', reason: string }} */ (await ctx.compute('textImagePlan', bytes, { texts, ocr: ctx.options.ocr, agreement: TEXT_AGREEMENT, minOcrConfidence: MIN_OCR_CONFIDENCE }));
-        ctx.progress(image.path, { done: ++planned, total: candidates.length });
+        ctx.progress(image.path, count('reading', ++planned));
         return plan;
       }));
+      // Each candidate counts when its checking ends, whatever the outcome (many are kept before Chromium), so that the count reaches its total.
       let fitted = 0;
       const outcomes = await Promise.all(candidates.map(async ({ image, bytes, uses, shapes, type }, i) => {
         const plan = plans[i];
@@ -104,9 +111,8 @@ export default {
           }
           fits.set(size, fit);
         }
-        ctx.progress(image.path, { done: ++fitted, total: candidates.length });
         return { plan, fits };
-      }));
+      }).map((checked, i) => checked.finally(() => ctx.progress(candidates[i].image.path, count('checking', ++fitted)))));
       const noBrowser = outcomes.find((o) => 'noBrowser' in o)?.noBrowser;
       if (noBrowser) {
         keepAll(noBrowser.message);
