@@ -10,7 +10,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { build } from './pipeline.js';
 import { COMMAND_OPTIONS, loadConfig } from './config.js';
 import { UserError } from './errors.js';
-import { count, list } from './cli-options.js';
+import { checkTargets, count, list } from './cli-options.js';
 import { checkOptions, flagName, optionTable } from './options/table.js';
 import { boolean, folderOrOff } from './options/kinds.js';
 import { VERSION } from './summary.js';
@@ -63,11 +63,13 @@ export async function main(argv, io = {}) {
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     if (error instanceof UserError) {
-      sys.err(`pagediet: ${error.message}\n`);
+      sys.err(`pagediet: ${error.cli}\n`);
       return 1;
     }
     const e = /** @type {Error} */ (error);
-    sys.err(process.env.PAGEDIET_DEBUG ? `${e.stack}\n` : `pagediet: internal error: ${e.message} (set PAGEDIET_DEBUG=1 for details)\n`);
+    sys.err(process.env.PAGEDIET_DEBUG
+      ? `${e.stack}\n`
+      : `pagediet: internal error, a defect of pagediet: ${e.message} (PAGEDIET_DEBUG=1 shows where; please report it with that and the output of pagediet doctor)\n`);
     return 2;
   }
 }
@@ -76,10 +78,10 @@ export async function main(argv, io = {}) {
 function createProgram(sys) {
   const program = new Command('pagediet')
     .description('Make a static site cost fewer bytes and fewer requests, and prove it.')
-    .version(VERSION, '-V, --version')
+    .version(VERSION, '-v, --version')
     .exitOverride()
-    .configureOutput({ writeOut: sys.out, writeErr: sys.err })
-    .showHelpAfterError('(run pagediet --help for usage)');
+    // A mistake on the command line is one line: commander's "error: ..." with where to read more.
+    .configureOutput({ writeOut: sys.out, writeErr: sys.err, outputError: (text, write) => write(`pagediet: ${text.trim().replace(/^error: /, '').replace(/\s*\n\s*/g, ' ')} (see pagediet --help)\n`) });
 
   const build = program
     .command('build')
@@ -104,6 +106,7 @@ function createProgram(sys) {
     const flagOf = new Map([...optionTable(PASSES)].map(([key, { definition }]) => [key, flagName(key, definition)]));
     const { json, config: configFile, ...checked } = opts;
     checkOptions(checked, PASSES, { where: 'build', extra: COMMAND_OPTIONS, name: (key) => flagOf.get(key) ?? `'${key}'` });
+    await checkTargets(sys.cwd, { out: opts.out, html: opts.html, network: opts.network });
     await runBuild(sys, { ...resolvePaths(opts, sys.cwd, PASSES), input: path.resolve(sys.cwd, input), output: path.resolve(sys.cwd, /** @type {string} */ (opts.out)) });
   });
 
@@ -117,6 +120,7 @@ function createProgram(sys) {
     .option('--verbose', 'list every message and decision, and the report\'s tables per page')
     .option('-q, --quiet', 'no progress output')
     .action(async (flags) => {
+      await checkTargets(sys.cwd, { out: flags.out, html: flags.html });
       await runBuild(sys, { input: DEMO_SITE, output: path.resolve(sys.cwd, flags.out), json: flags.json, quiet: flags.quiet, report: flags.report, html: flags.html, verbose: flags.verbose });
     });
 
@@ -144,6 +148,7 @@ function createProgram(sys) {
     .addOption(new Option('--server <name>', 'nginx (snippet to include in server {}), apache (.htaccess), caddy (snippet to import), h2o (paths YAML) or headers (_headers: cache headers only)').choices(SERVERS).makeOptionMandatory())
     .option('-o, --out <file>', 'write it to this file instead of stdout')
     .action(async (dir, flags) => {
+      if (flags.out) await checkTargets(sys.cwd, { file: flags.out });
       const site = await readSiteFiles(path.resolve(sys.cwd, dir));
       const text = serverConfig(flags.server, site);
       if (flags.out) await writeFileAtomic(path.resolve(sys.cwd, flags.out), text);
@@ -250,7 +255,7 @@ async function buildAndReport(sys, opts) {
   const summary = await build({ ...buildOptions, onProgress: progress.onProgress });
   /** @type {import('./report/compare.js').ReportData | undefined} */
   let report;
-  if (wantReport !== false) {
+  if (wantReport !== false && summary.totals.pages > 0) {
     progress.onProgress({ phase: 'report', message: 'loading the input and the output to compare them' });
     report = await compareSites({ before: summary.input, after: summary.output, networks: network ?? REPORT_NETWORKS, sample, baseline });
     if (html) await writeHtmlReport(report, path.resolve(sys.cwd, html), summary);

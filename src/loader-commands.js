@@ -11,7 +11,8 @@ import { networkProfile, NETWORKS } from './loader/networks.js';
 import { compareSites, defaultPages, REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
 import { formatReport, formatRuns } from './report/table.js';
 import { UserError } from './errors.js';
-import { collect, count, list } from './cli-options.js';
+import { checkTargets, collect, count, list } from './cli-options.js';
+import { missingPages } from './preflight.js';
 
 /**
  * @typedef {object} LoaderFlags what the shared options parse to
@@ -92,6 +93,24 @@ export function loaderOptions(flags, defaultNetworks) {
 }
 
 /**
+ * The pages named with --page, each checked, or a sample of the site's.
+ * @param {string} root
+ * @param {string[] | undefined} named
+ * @param {number | undefined} sample
+ * @returns {Promise<string[]>}
+ */
+async function pagesToLoad(root, named, sample) {
+  if (named) {
+    const missing = await missingPages(root, named);
+    if (missing.length) throw new UserError(`--page ${missing[0]}: no such page in ${root}`);
+    return named;
+  }
+  const pages = await defaultPages(root, sample);
+  if (!pages.length) throw new UserError(`no page (.html or .htm) in ${root}: nothing to load`);
+  return pages;
+}
+
+/**
  * @param {string} dir
  * @param {string} what
  */
@@ -119,7 +138,8 @@ export function addLoaderCommands(program, sys, writeHtml) {
       const root = path.resolve(sys.cwd, site);
       await requireDirectory(root, 'site');
       const options = loaderOptions(flags, ['wan-1997']);
-      const result = await loadSite({ ...options, root, pages: options.pages ?? (await defaultPages(root, flags.sample)) });
+      const pages = await pagesToLoad(root, options.pages, flags.sample);
+      const result = await loadSite({ ...options, root, pages });
       if (flags.json) sys.out(`${JSON.stringify({ runs: result.runs }, null, 2)}\n`);
       else sys.out(formatRuns(result.runs, { columns: sys.columns }));
     });
@@ -140,7 +160,12 @@ export function addLoaderCommands(program, sys, writeHtml) {
       const [a, b] = [path.resolve(sys.cwd, before), path.resolve(sys.cwd, after)];
       await requireDirectory(a, 'before');
       await requireDirectory(b, 'after');
-      const report = await compareSites({ ...loaderOptions(flags, REPORT_NETWORKS), before: a, after: b, sample: flags.sample, baseline: flags.baseline });
+      if (flags.html) await checkTargets(sys.cwd, { html: flags.html });
+      const options = loaderOptions(flags, REPORT_NETWORKS);
+      const pages = await pagesToLoad(a, options.pages, flags.sample);
+      const missing = await missingPages(b, pages);
+      if (missing.length) throw new UserError(`${missing[0]} is a page of ${a} but not of ${b}`);
+      const report = await compareSites({ ...options, pages, before: a, after: b, baseline: flags.baseline });
       if (flags.html) await writeHtml(report, path.resolve(sys.cwd, flags.html));
       if (flags.json) sys.out(`${JSON.stringify(report, null, 2)}\n`);
       else sys.out(formatReport(report, { columns: sys.columns, pages: flags.verbose }));

@@ -38,6 +38,7 @@ export const MESSAGE_CODES = /** @type {const} */ ({
   'frame-loop': code('info', 'frames that contain each other'),
   'import-cycle': code('info', '@import cycles'),
   'config-exists': code('info', 'server configs already in the input: kept'),
+  'no-pages': code('warning', 'no page in the input'),
   // References.
   'reference-missing': code('warning', 'references to files that do not exist'),
   'reference-escapes': code('warning', 'references that leave the site root'),

@@ -62,7 +62,8 @@ export async function prepareOutput(input, output, options = {}) {
       previous = [];
     }
   } else if (entries.length > 0 && !options.force) {
-    throw new UserError(`output ${output} is not empty and was not written by pagediet: choose another directory or pass --force`);
+    const problem = `output ${output} is not empty and was not written by pagediet: choose another folder`;
+    throw new UserError(`${problem}, or set force: true`, { cli: `${problem}, or pass --force` });
   }
   return { dir: outAbs, previous };
 }

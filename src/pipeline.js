@@ -2,6 +2,7 @@
  * The build: read the site, run the selected passes in their fixed order, write
  * the output, and summarize what each pass did.
  */
+import { folderProblem } from './preflight.js';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -98,6 +99,8 @@ export async function build(options) {
   if (typeof options.input !== 'string' || !options.input) throw new UserError('build options: input must be the folder of the site');
   if (typeof options.output !== 'string' || !options.output) throw new UserError('build options: output must be the folder to write to');
   const passes = selectPasses(available, /** @type {Record<string, unknown>} */ (options));
+  const outputProblem = await folderProblem(path.resolve(options.output));
+  if (outputProblem) throw new UserError(`build options: output ${options.output}: ${outputProblem}`);
   const threads = options.threads ?? os.availableParallelism();
   const plan = await prepareOutput(options.input, options.output, { force: options.force });
   const progress = options.onProgress ?? (() => {});
@@ -106,6 +109,7 @@ export async function build(options) {
   const inputMarker = path.join(await realpath(options.input), MARKER);
   const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
   const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 64) * 1024 * 1024 });
+  if (site.pages.length === 0) site.warn('', 'no-pages', 'no page (.html or .htm) in the input: its files are optimized and copied, and a report has nothing to load');
   try {
     if (options.shard) {
       const slice = shardSlice(site, options.shard);

@@ -4,7 +4,10 @@
  * visit, then a revalidation with the validators it got), and each recorded
  * exchange is modelled on each network.
  */
+import fs from 'node:fs/promises';
 import { startServer } from './server.js';
+import { UserError } from '../errors.js';
+import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
 import { loadPage, STRATEGIES } from './client.js';
 import { model, planFromTrace } from './model.js';
 import { networkProfile } from './networks.js';
@@ -52,12 +55,29 @@ export { COMPRESSIBLE_TYPES, ON_THE_FLY, isCompressibleType } from './on-the-fly
  */
 
 /**
+ * What a load needs, checked before a server starts: the site, its pages, the networks.
+ * @param {string} root
+ * @param {readonly string[]} pages
+ * @param {readonly string[]} networks
+ */
+async function checkLoadOptions(root, pages, networks) {
+  const stat = typeof root === 'string' ? await fs.stat(root).catch(() => null) : null;
+  if (!stat?.isDirectory()) throw new UserError(`load options: root ${JSON.stringify(root)} is not a folder`);
+  const unknown = unknownNetworks(networks);
+  if (unknown.length) throw new UserError(`load options: unknown network '${unknown[0]}' in networks (known: ${networkNames()})`);
+  if (!pages.length) throw new UserError(`load options: pages is empty: no page of ${root} to load`);
+  const missing = await missingPages(root, pages);
+  if (missing.length) throw new UserError(`load options: ${missing[0]} in pages is no page of ${root}${missing.length > 1 ? ` (nor ${missing.length - 1} more)` : ''}`);
+}
+
+/**
  * @param {LoadSiteOptions} options
  * @returns {Promise<LoadResult>}
  */
 export async function loadSite(options) {
   const pages = options.pages ?? ['/index.html'];
   const protocols = options.protocols ?? [...STRATEGIES];
+  await checkLoadOptions(options.root, pages, options.networks ?? []);
   const networks = (options.networks ?? ['wan-1997']).map((n) => networkProfile(n, options.custom));
   const visits = options.visits ?? ['first', 'revalidate'];
   onTheFlyLevel(options.compressOnTheFly); // a bad level is refused before any server starts

@@ -10,6 +10,8 @@ import { loadSite, ON_THE_FLY, isCompressibleType } from '../loader/load.js';
 import { walkSite } from '../site/walk.js';
 import { extensionOf, isHtmlPath, mimeType } from '../site/mime.js';
 import { MARKER } from '../output.js';
+import { UserError } from '../errors.js';
+import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
 
 /**
  * @typedef {import('../loader/load.js').Run} Run
@@ -76,8 +78,19 @@ export const HEADLINE_PROTOCOL = 'h2';
 export async function compareSites(options) {
   const { before, after, sample, baseline = 'gzip', ...load } = options;
   if (baseline !== 'gzip' && baseline !== 'raw') throw new RangeError(`baseline must be 'gzip' or 'raw', not ${JSON.stringify(baseline)}`);
+  for (const [name, dir] of [['before', before], ['after', after]]) {
+    const stat = typeof dir === 'string' ? await fs.stat(dir).catch(() => null) : null;
+    if (!stat?.isDirectory()) throw new UserError(`report options: ${name} ${JSON.stringify(dir)} is not a folder`);
+  }
   const all = await sitePages(before);
+  if (!all.length && !load.pages) throw new UserError(`report options: before ${before} has no page (.html or .htm) to load`);
   const pages = load.pages ?? samplePages(all, sample ?? REPORT_SAMPLE);
+  const unknown = unknownNetworks(load.networks ?? []);
+  if (unknown.length) throw new UserError(`report options: unknown network '${unknown[0]}' in networks (known: ${networkNames()})`);
+  for (const [name, dir] of [['before', before], ['after', after]]) {
+    const missing = await missingPages(dir, pages);
+    if (missing.length) throw new UserError(`report options: ${missing[0]} is no page of ${name} ${dir}${missing.length > 1 ? ` (nor ${missing.length - 1} more)` : ''}`);
+  }
   // Both sides on the same ordinary server: the output's precompressed files are what it adds.
   const shared = { ...load, pages, networks: load.networks ?? REPORT_NETWORKS, ...(baseline === 'gzip' ? { compressOnTheFly: /** @type {const} */ ('gzip') } : {}) };
   const [a, b] = [await loadSite({ ...shared, root: before }), await loadSite({ ...shared, root: after })];
