@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { register } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { UserError } from './errors.js';
 import { PASSES } from './passes/index.js';
@@ -43,6 +44,7 @@ export async function loadConfig(cwd, explicit) {
     }
     let mod;
     try {
+      resolveOwnPackage();
       mod = await import(pathToFileURL(file).href);
     } catch (error) {
       throw new UserError(`config file ${path.relative(cwd, file) || file} failed to load: ${/** @type {Error} */ (error).message.split('\n')[0]}`);
@@ -58,6 +60,19 @@ export async function loadConfig(cwd, explicit) {
   }
   if (pkg && typeof pkg === 'object' && pkg.pagediet) return { config: validate(pkg.pagediet, 'package.json "pagediet"'), from: 'package.json' };
   return { config: {}, from: null };
+}
+
+let ownPackageResolved = false;
+
+/**
+ * Lets a config file import `pagediet` and `pagediet/vite` when its project
+ * has no pagediet installed (npx): they resolve to this copy. Once per process.
+ */
+function resolveOwnPackage() {
+  if (ownPackageResolved) return;
+  ownPackageResolved = true;
+  const entries = { pagediet: new URL('./index.js', import.meta.url).href, 'pagediet/vite': new URL('./plugins/vite.js', import.meta.url).href };
+  register(new URL('./config-resolve.js', import.meta.url), { data: { entries } });
 }
 
 /**

@@ -21,6 +21,18 @@ export { UserError } from './errors.js';
 export { VERSION } from './summary.js';
 
 /**
+ * The types a caller names.
+ * @typedef {import('./pipeline.js').BuildOptions} BuildOptions what optimize() takes
+ * @typedef {import('./summary.js').BuildSummary} BuildSummary what optimize() returns
+ * @typedef {import('./loader/load.js').LoadSiteOptions} LoadOptions what load() takes
+ * @typedef {import('./loader/load.js').LoadResult} LoadResult what load() returns
+ * @typedef {import('./report/compare.js').CompareOptions} ReportOptions what report() takes
+ * @typedef {import('./report/compare.js').ReportData} ReportData what report() returns
+ * @typedef {import('./config.js').FileConfig} Config what a config file gives (defineConfig)
+ * @typedef {import('./pass.js').AnyPass} Pass a pass (src/pass.js), for the `passes` option
+ */
+
+/**
  * Optimizes a site; returns the same summary as `pagediet build --json`.
  * @param {import('./pipeline.js').BuildOptions} options
  * @returns {Promise<import('./summary.js').BuildSummary>}

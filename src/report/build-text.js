@@ -84,13 +84,13 @@ export function formatBuildSummary(s, options = {}) {
     passes.push({
       line: `  ${p.name.padEnd(13)}${duration(p.ms).padStart(8)}  ${counts}${bytes}${extra}`,
       metrics: p.metrics?.length ? [`    compressed ${metricTotals(p.metrics)}`] : [],
-      groups: groups.map((g) => ({ count: g.members.length, lines: groupLines(`${g.action} ${number.format(g.members.length)}: ${g.label}`, g.members.map((d) => ({ name: d.file, line: d.file ? `${d.file}: ${d.reason}` : d.reason })), width - 4, options.verbose) })),
+      groups: groups.map((g) => ({ count: g.members.length, lines: groupLines(`${g.action} ${number.format(g.members.length)}: ${g.label}`, g.members.map((d) => ({ name: d.file, text: d.reason })), width - 4, options.verbose) })),
     });
   }
   const counts = countBySeverity(s.warnings);
   const messageGroups = groupMessages(s.warnings).filter((g) => options.verbose || g.severity !== 'info');
   const tail = [`Messages       ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${number.format(counts.info)} information${counts.info && !options.verbose ? ' (--verbose lists them)' : ''}`];
-  const messageLines = messageGroups.map((g) => groupLines(options.verbose ? `  ${g.severity} ${number.format(g.members.length)} ${g.code}: ${g.about}` : `  ${g.severity} ${number.format(g.members.length)}: ${g.about}`, g.members.map((m) => ({ name: m.file, line: m.file ? `${m.file}: ${m.message}` : m.message })), width, options.verbose));
+  const messageLines = messageGroups.map((g) => groupLines(options.verbose ? `  ${g.severity} ${number.format(g.members.length)} ${g.code}: ${g.about}` : `  ${g.severity} ${number.format(g.members.length)}: ${g.about}`, g.members.map((m) => ({ name: m.file, text: m.message })), width, options.verbose));
 
   const fixed = head.length + 1 + passes.reduce((n, p) => n + 1 + p.metrics.length, 0) + (idle.length ? 1 : 0) + (s.passes.length ? 0 : 1) + tail.length;
   let budget = options.verbose ? Infinity : Math.max(0, SUMMARY_LINES - fixed);
@@ -146,15 +146,18 @@ function metricTotals(metrics) {
  * A group as lines: its label with up to three examples on one line, or,
  * verbose, the label and every member on a line of its own.
  * @param {string} label
- * @param {{ name: string, line: string }[]} members the file each is about ('' for the whole site), and the whole of it
+ * @param {{ name: string, text: string }[]} members the file each is about ('' for the whole site), and what it says
  * @param {number} width the columns the line may take
  * @param {boolean} [verbose]
  * @returns {string[]}
  */
 function groupLines(label, members, width, verbose) {
-  if (verbose) return [label, ...members.map((m) => `    ${m.line}`)];
-  // One member is shown whole when it fits; more, by their files.
-  if (members.length === 1 && `${label} (${members[0].line})`.length <= width) return [`${label} (${members[0].line})`];
+  /** @param {{ name: string, text: string }} m */
+  const whole = (m) => (m.name ? `${m.name}: ${m.text}` : m.text);
+  if (verbose) return [label, ...members.map((m) => `    ${whole(m)}`)];
+  // One member says more than its group when its text is more than the label: shown whole when it fits.
+  const only = members.length === 1 && !label.endsWith(members[0].text) ? `${label} (${whole(members[0])})` : null;
+  if (only && only.length <= width) return [only];
   const names = [...new Set(members.map((m) => m.name).filter(Boolean))];
   // As many of three examples as the line holds.
   for (let n = Math.min(EXAMPLES, names.length); n > 0; n--) {
