@@ -8,16 +8,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { build } from './pipeline.js';
-import { COMMAND_OPTIONS, loadConfig } from './config.js';
+import { COMMAND_LINE_ONLY, COMMAND_OPTIONS, loadConfig } from './config.js';
 import { UserError } from './errors.js';
-import { checkTargets, count, list } from './cli-options.js';
+import { checkTargets } from './cli-options.js';
 import { checkOptions, flagName, optionTable } from './options/table.js';
 import { boolean, folderOrOff } from './options/kinds.js';
 import { VERSION } from './summary.js';
 import { PASSES } from './passes/index.js';
 import { formatBuildSummary } from './report/build-text.js';
 import { formatReport } from './report/table.js';
-import { compareSites, REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
+import { compareSites, REPORT_NETWORKS } from './report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
 import { writeFileAtomic } from './util/atomic.js';
 import { createProgress } from './progress.js';
@@ -86,18 +86,8 @@ function createProgram(sys) {
   const build = program
     .command('build')
     .description('optimize the site in <input> and write the result to --out')
-    .argument('<input>', 'directory of the static site (never modified)')
-    .option('-o, --out <dir>', 'output directory, required unless the config file sets out (must not be inside the input)')
-    .option('--json', 'print the machine-readable summary on stdout')
-    .option('--no-report', 'skip the report that loads the input and the output with the robot and compares them')
-    .option('--network <list>', `networks the report models (comma-separated; default ${REPORT_NETWORKS.join(',')})`, list)
-    .option('--html <file>', 'also write the report as a self-contained HTML file')
-    .option('--sample <n>', `pages the report loads, index.html and pages spread over the site (default ${REPORT_SAMPLE})`, count)
-    .addOption(new Option('--baseline <how>', 'how the report serves both sides besides precompressed files: gzip on the fly, as ordinary servers do, or raw').choices(['gzip', 'raw']))
-    .option('--verbose', 'list every message and decision, and the report\'s tables per page')
-    .option('-q, --quiet', 'no progress output')
-    .option('-c, --config <file>', 'config file (default: pagediet.config.js, or "pagediet" in package.json)');
-  const tableFlags = addTableOptions(build, PASSES);
+    .argument('<input>', 'directory of the static site (never modified)');
+  const tableFlags = addOptions(build, [...Object.entries(COMMAND_OPTIONS), ...Object.entries(COMMAND_LINE_ONLY), ...[...optionTable(PASSES)].map(([key, { definition }]) => /** @type {const} */ ([key, definition]))]);
   build.action(async (/** @type {string} */ input, /** @type {Record<string, any>} */ flags, /** @type {Command} */ command) => {
     const { config } = await loadConfig(sys.cwd, flags.config);
     const typed = command.options.map((o) => o.attributeName()).filter((name) => command.getOptionValueSource(name) === 'cli');
@@ -168,16 +158,16 @@ function createProgram(sys) {
 }
 
 /**
- * Adds a flag for every option of the table to a command; returns what maps
- * the parsed flags (named by commander after the flag) to the table's keys.
+ * Adds a flag for every option given to a command; returns what maps the
+ * parsed flags (named by commander after the flag) to the options' keys.
  * @param {Command} command
- * @param {readonly import('./pass.js').AnyPass[]} passes
+ * @param {(readonly [string, import('./options/table.js').OptionDefinition<any>])[]} entries key and definition
  * @returns {(flags: Record<string, unknown>) => Record<string, unknown>}
  */
-function addTableOptions(command, passes) {
+function addOptions(command, entries) {
   /** @type {Map<string, string>} commander's attribute name → the table's key */
   const keys = new Map();
-  for (const [key, { definition }] of optionTable(passes)) {
+  for (const [key, definition] of entries) {
     const { kind } = definition;
     const flag = flagName(key, definition);
     const on = kind.argument ? `${flag} ${kind.argument}` : flag;

@@ -11,17 +11,28 @@ import { UserError } from './errors.js';
 import { PASSES } from './passes/index.js';
 import { boolean, list, oneOf, text, wholeNumber } from './options/kinds.js';
 import { checkOptions, option, optional } from './options/table.js';
+import { REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
 
-/** What a config file may set besides the option table's options: the build command's own. */
+/**
+ * What a config file may set besides the option table's options: the build
+ * command's own. `pagediet build` has a flag for each, and the README's table
+ * of command options is written from them (`npm run options`).
+ */
 export const COMMAND_OPTIONS = {
-  out: optional(text('<dir>', { path: true }), 'output directory'),
-  report: option(boolean, true, 'load the input and the output with the robot and compare them'),
-  quiet: option(boolean, false, 'no progress output'),
-  network: optional(list(), 'networks the report models'),
+  out: optional(text('<dir>', { path: true }), 'the output folder (required, here or in the config file): not inside the input, not the input, not containing it', { short: '-o' }),
+  report: option(boolean, true, 'the report at the end of a build: it loads the input and the output with the robot and compares them'),
+  network: optional(list(), `networks the report models (default ${REPORT_NETWORKS.join(',')})`),
+  sample: optional(wholeNumber({ min: 1 }), `pages the report loads: index.html and pages spread over the site (default ${REPORT_SAMPLE})`),
+  baseline: option(oneOf(/** @type {const} */ (['gzip', 'raw'])), 'gzip', 'how the report serves both sides besides their precompressed files: gzip on the fly as ordinary servers do, or raw'),
   html: optional(text('<file>', { path: true }), 'also write the report as a self-contained HTML file'),
-  sample: optional(wholeNumber({ min: 1 }), 'pages the report loads'),
-  baseline: option(oneOf(/** @type {const} */ (['gzip', 'raw'])), 'gzip', 'how the report serves both sides besides precompressed files: gzip on the fly as ordinary servers do, or raw'),
-  verbose: option(boolean, false, 'list every message and decision'),
+  verbose: option(boolean, false, 'list every message and decision, and the report\'s tables per page'),
+  quiet: option(boolean, false, 'no progress (progress goes to stderr: a bar on a terminal, a line every few seconds in a CI log, nothing when piped)', { short: '-q' }),
+};
+
+/** The build command's flags that a config file cannot set. */
+export const COMMAND_LINE_ONLY = {
+  json: option(boolean, false, 'print the summary as JSON on stdout'),
+  config: optional(text('<file>', { path: true }), 'the config file (default: pagediet.config.js, or "pagediet" in package.json)', { short: '-c' }),
 };
 
 /**
