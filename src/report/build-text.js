@@ -58,9 +58,12 @@ export function formatBuildSummary(s, options = {}) {
   const t = s.totals;
   const o = s.outputFiles;
   const head = [`pagediet ${s.version}: ${s.input} -> ${s.output} (${duration(s.ms)})`];
+  // The report's headline, when it ran; else what the site model counts.
   if (options.report) head.push(...formatHeadline(options.report.headline, width));
-  head.push(`Pages load     ${formatBytes(t.pageBytesBefore)} -> ${formatBytes(t.pageBytesAfter)} (${saving(t.pageBytesBefore, t.pageBytesAfter)}), ${number.format(t.requestsBefore)} -> ${number.format(t.requestsAfter)} requests`);
-  head.push(`               ${plural(t.pages, 'page')}, each with what it loads, uncompressed`);
+  else {
+    head.push(`Pages load     ${formatBytes(t.pageBytesBefore)} -> ${formatBytes(t.pageBytesAfter)} (${saving(t.pageBytesBefore, t.pageBytesAfter)}), ${number.format(t.requestsBefore)} -> ${number.format(t.requestsAfter)} requests`);
+    head.push(`               ${plural(t.pages, 'page')}, each with what it loads, uncompressed`);
+  }
   head.push(`On disk        ${plural(o.loaded.files + o.notLoaded.files, 'file')}, ${formatBytes(o.loaded.bytes + o.notLoaded.bytes)}; pages and what they load: ${formatBytes(o.loaded.bytes)}`);
   if (o.notLoaded.files) head.push(`  not loaded   ${plural(o.notLoaded.files, 'file')}, ${formatBytes(o.notLoaded.bytes)} (originals kept, downloads, unreferenced)`);
   if (o.configs.files) head.push(`  configs      ${plural(o.configs.files, 'server config')}, ${formatBytes(o.configs.bytes)}, not served: ${o.configs.paths.join(', ')}`);
@@ -83,7 +86,7 @@ export function formatBuildSummary(s, options = {}) {
     const extra = p.requestsRemoved ? `, -${number.format(p.requestsRemoved)} requests` : '';
     passes.push({
       line: `  ${p.name.padEnd(13)}${duration(p.ms).padStart(8)}  ${counts}${bytes}${extra}`,
-      metrics: p.metrics?.length ? [`    compressed ${metricTotals(p.metrics)}`] : [],
+      metrics: p.metrics?.length && options.verbose ? [`    compressed ${metricTotals(p.metrics)}`] : [],
       groups: groups.map((g) => ({ count: g.members.length, lines: groupLines(`${g.action} ${number.format(g.members.length)}: ${g.label}`, g.members.map((d) => ({ name: d.file, text: d.reason })), width - 4, options.verbose) })),
     });
   }

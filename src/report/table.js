@@ -119,11 +119,20 @@ export function formatReport(report, options = {}) {
 export function formatHeadline(headline, width) {
   const of = headline.pages === headline.sitePages ? `${headline.pages} page${headline.pages === 1 ? '' : 's'}` : `${headline.pages} of ${headline.sitePages} pages`;
   const lines = [`What visitors load (${of} over ${LABELS[headline.protocol] ?? headline.protocol}):`];
-  for (const [visit, totals] of Object.entries(headline.visits)) {
-    const label = `  ${visit === 'first' ? 'first visit' : 'repeat visit'}`.padEnd(16);
-    lines.push(`${label}${arrow(totals.wireBytes, (n) => `${int.format(n)} B`)}, ${arrow(totals.requests, String, false)} requests`);
-    const times = Object.entries(totals.seconds).map(([network, c]) => `${network} ${arrow(c, seconds, false)}`);
-    lines.push(...wrap(times, ''.padEnd(16), width).map((line, i) => (i === 0 ? `    seconds${line.slice(11)}` : line)));
+  const visits = Object.entries(headline.visits).map(([visit, totals]) => ({ name: visit === 'first' ? 'first' : 'repeat', totals }));
+  for (const { name, totals } of visits) {
+    lines.push(`${`  ${name} visit`.padEnd(16)}${arrow(totals.wireBytes, (n) => `${int.format(n)} B`)}, ${arrow(totals.requests, String, false)} requests`);
+  }
+  // Seconds as a table, a column per network; wrapped per visit when the columns do not fit.
+  const networks = Object.keys(visits[0]?.totals.seconds ?? {});
+  const rows = [['  seconds', ...networks], ...visits.map(({ name, totals }) => [`    ${name}`, ...networks.map((n) => arrow(totals.seconds[n], seconds, false))])];
+  const table = align(rows.map((r) => [r[0].padEnd(14), ...r.slice(1)]), 1).split('\n');
+  if (Math.max(...table.map((l) => l.length)) <= width) lines.push(...table);
+  else {
+    for (const { name, totals } of visits) {
+      const times = networks.map((network) => `${network} ${arrow(totals.seconds[network], seconds, false)}`);
+      lines.push(...wrap(times, ''.padEnd(16), width).map((line, i) => (i === 0 ? `${`  ${name} (s)`.padEnd(16)}${line.slice(16)}` : line)));
+    }
   }
   lines.push(headline.baseline === 'gzip'
     ? `  both sides served as ordinary servers do: gzip level ${ON_THE_FLY.level} on the fly`

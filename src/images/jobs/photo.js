@@ -143,7 +143,7 @@ export async function photo({ bytes: input, options }) {
     }
     if (variants.length === 0 && resized.length === 0) {
       const tried = trials.map((t) => (t.bytes === null ? `${t.format} below ${options.score} (best ${t.score?.toFixed(1)})` : `${t.format} ${t.bytes} B`)).join(', ');
-      return { status: 'kept', reason: `no re-encoding smaller (${bytes.length} B) at SSIMULACRA 2 >= ${options.score}: ${tried}`, trials, warnings: [] };
+      return { status: 'kept', reason: `no re-encoding smaller at SSIMULACRA 2 >= ${options.score} (${bytes.length} B; ${tried})`, trials, warnings: [] };
     }
     return { status: 'converted', originalFormat: type, width: original.width, height: original.height, variants, resized, trials, warnings: [] };
   });
