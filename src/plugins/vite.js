@@ -6,66 +6,308 @@
  *
  *   // vite.config.js
  *   import pagediet from 'pagediet/vite';
- *   export default { plugins: [pagediet({ lossy: false })] };
+ *   export default { plugins: [pagediet()] };
  *
  * Options are `optimize()`'s (see src/pipeline.js BuildOptions), without
- * `input` and `output`; `quiet: true` leaves out the savings line. The
- * server configs go beside the output directory (`<root>/pagediet-configs/`
- * for Vite's default `dist`), not into it, so that they are not deployed
- * with the site; `configs: '<dir>'` or `configs: false` says otherwise.
- * The scripts pass is skipped: the bundler minified its scripts already, with
- * their source maps; `only` or `skip` in the options choose the passes instead.
+ * `input` and `output`, and the plugin's own: `quiet`, `verbose` and
+ * `inlineImages` (PagedietPluginOptions; docs/vite.md). The server configs go
+ * beside the output directory (`<root>/pagediet-configs/` for Vite's default
+ * `dist`), not into it, so that they are not deployed with the site;
+ * `configs: '<dir>'` or `configs: false` says otherwise. The scripts pass is
+ * skipped: the bundler minified its scripts already, with their source maps;
+ * `only` or `skip` in the options choose the passes instead.
+ *
+ * Vite inlines assets under 4 KiB (`build.assetsInlineLimit`) as data: URIs
+ * before pagediet sees them: small GIFs, PNGs and SVGs, exactly the text
+ * images, icons and rules pagediet replaces or converts. The plugin makes
+ * Vite emit images as files (`inlineImages: true` restores Vite's way), and
+ * leaves every other asset to the user's own `assetsInlineLimit`.
+ *
+ * After the build it logs through Vite's logger: errors and warnings grouped
+ * by code (`logger.warn`, with a count and up to three files), and at `info`
+ * the savings line, why passes kept files (grouped by reason), and the
+ * messages counted by severity. `verbose: true`, or `vite build --debug`
+ * (DEBUG matching `vite:pagediet`), lists every decision and message.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { build } from '../pipeline.js';
 import { MARKER } from '../output.js';
 import { formatBytes } from '../report/build-text.js';
+import { countBySeverity, groupDecisions, groupMessages } from '../report/groups.js';
 
 /**
- * @typedef {Omit<import('../pipeline.js').BuildOptions, 'input' | 'output'> & { quiet?: boolean }} PagedietPluginOptions
+ * @typedef {object} PagedietPluginOwnOptions The plugin's own options, besides the build's.
+ * @property {boolean} [quiet] log no `info` lines of pagediet's (the savings line, why files were kept, the count of
+ *   messages); errors and warnings are still logged (default false)
+ * @property {boolean} [verbose] also list every decision of every pass and every message, information included, at
+ *   `info`; `vite build --debug` (or DEBUG naming `vite:pagediet`) does the same (default false)
+ * @property {boolean} [inlineImages] let Vite inline small images (GIF, PNG, JPEG, WebP, AVIF, SVG) as data: URIs
+ *   under `build.assetsInlineLimit` as it does without pagediet; pagediet cannot replace or convert an image in a
+ *   data: URI. Without it images are emitted as files (default false)
+ */
+
+/**
+ * The plugin's options: every option of `optimize()` but `input` and `output`
+ * (src/options/build-options.js), and the plugin's own.
+ * @typedef {Omit<import('../pipeline.js').BuildOptions, 'input' | 'output'> & PagedietPluginOwnOptions} PagedietPluginOptions
+ */
+
+/**
+ * Vite's `build.assetsInlineLimit`: a size in bytes under which an asset is
+ * inlined, or a function saying whether to inline a file (`undefined`:
+ * Vite's default limit decides).
+ * @typedef {number | ((filePath: string, content: Buffer) => boolean | undefined)} AssetsInlineLimit
+ */
+
+/**
+ * The part of Vite's config (user config or one environment's) the plugin reads and sets.
+ * @typedef {{ build?: { assetsInlineLimit?: AssetsInlineLimit } }} ConfigLike
+ */
+
+/**
+ * The part of Vite's logger the plugin uses (Vite's `Logger`).
+ * @typedef {object} LoggerLike
+ * @property {(message: string, options?: { timestamp?: boolean }) => void} info
+ * @property {(message: string, options?: { timestamp?: boolean }) => void} warn
  */
 
 /**
  * The smallest part of Vite's resolved config the plugin reads.
- * @typedef {{ root: string, build: { outDir: string }, logger: { info(message: string): void, warn(message: string): void } }} ResolvedConfigLike
+ * @typedef {{ root: string, build: { outDir: string, write?: boolean, watch?: unknown }, logger: LoggerLike }} ResolvedConfigLike
  */
 
 /**
+ * The plugin, as Vite and Rollup take it (a Vite `Plugin`).
+ * @typedef {object} PagedietPlugin
+ * @property {'pagediet'} name
+ * @property {'build'} apply
+ * @property {'post'} enforce
+ * @property {(config: ConfigLike) => ConfigLike} config Vite: images are emitted as files, not inlined
+ * @property {(name: string, config: ConfigLike) => ConfigLike | undefined} configEnvironment Vite 6 and later: the
+ *   same for an environment's own `build.assetsInlineLimit`
+ * @property {(config: ResolvedConfigLike) => void} configResolved Vite: where the bundle goes, and the logger
+ * @property {(output: { dir?: string, file?: string }) => void} writeBundle Rollup: where the bundle went
+ * @property {(error?: Error) => Promise<void>} closeBundle optimizes the written bundle and logs what pagediet did
+ */
+
+/** Vite's default `build.assetsInlineLimit`, in bytes. */
+const VITE_INLINE_LIMIT = 4096;
+
+/** Images pagediet may replace or convert: Vite must not inline them. */
+const IMAGE = /\.(?:gif|png|apng|jpe?g|jfif|pjpeg|pjp|webp|avif|svg)$/i;
+
+/** What a Git LFS pointer starts with: Vite never inlines one. */
+const GIT_LFS = Buffer.from('version https://git-lfs.github.com');
+
+/** The examples a group shows. */
+const EXAMPLES = 3;
+
+/** The groups of kept files logged at `info` when not verbose. */
+const KEPT_GROUPS = 10;
+
+const number = new Intl.NumberFormat('en-US');
+
+/** Inline-limit functions of this plugin's, not wrapped again. @type {WeakSet<Function>} */
+const OURS = new WeakSet();
+
+/**
  * @param {PagedietPluginOptions} [options]
+ * @returns {PagedietPlugin}
  */
 export default function pagediet(options = {}) {
-  const { quiet = false, ...given } = options;
+  const { quiet = false, verbose = false, inlineImages = false, ...given } = options;
   const buildOptions = given.only || given.skip ? given : { ...given, skip: ['scripts'] };
   /** @type {string | undefined} */
   let outDir;
-  /** @type {ResolvedConfigLike['logger']} */
+  let write = true;
+  let watching = false;
+  /** @type {LoggerLike} */
   let logger = { info: (m) => console.log(m), warn: (m) => console.warn(m) };
+  /** Images Vite inlined (only with `inlineImages`), by file. @type {Set<string>} */
+  const inlined = new Set();
+  let root = process.cwd();
+
+  /** @param {AssetsInlineLimit | undefined} setting */
+  const limit = (setting) => inlineLimit(setting, { inlineImages, inlined });
 
   return {
     name: 'pagediet',
-    apply: /** @type {const} */ ('build'),
-    enforce: /** @type {const} */ ('post'),
+    apply: 'build',
+    enforce: 'post',
 
-    /** Vite: where the bundle goes, and its logger. @param {ResolvedConfigLike} config */
+    config(config) {
+      return { build: { assetsInlineLimit: limit(config.build?.assetsInlineLimit) } };
+    },
+
+    configEnvironment(_name, config) {
+      // An environment inherits the top-level function set above; only its own setting is wrapped.
+      const setting = config.build?.assetsInlineLimit;
+      if (typeof setting === 'function' && OURS.has(setting)) return undefined;
+      return { build: { assetsInlineLimit: limit(setting) } };
+    },
+
     configResolved(config) {
+      root = config.root;
       outDir = path.resolve(config.root, config.build.outDir);
+      write = config.build.write !== false;
+      watching = Boolean(config.build.watch);
       logger = config.logger;
     },
 
-    /** Rollup (and Vite, whose hooks are Rollup's): the directory each output was written to. @param {{ dir?: string, file?: string }} output */
     writeBundle(output) {
       outDir ??= output.dir ? path.resolve(output.dir) : output.file ? path.dirname(path.resolve(output.file)) : undefined;
     },
 
-    /** @param {Error} [error] set when the bundle failed: then there is nothing to optimize */
     async closeBundle(error) {
-      if (error || !outDir) return;
+      // A failed bundle, or one not written (`build.write: false`), leaves nothing to optimize.
+      if (error || !outDir || !write) return;
       const summary = await optimizeInPlace(outDir, buildOptions);
-      for (const w of summary.warnings) logger.warn(`pagediet: ${w.file ? `${w.file}: ` : ''}${w.message}`);
-      if (!quiet) logger.info(savingsLine(summary));
+      const lines = logLines(summary, { verbose: verbose || debugging(), quiet });
+      if (inlined.size && !quiet) {
+        const files = [...inlined].map((f) => path.relative(root, f).split(path.sep).join('/')).sort();
+        lines.splice(1, 0, { level: 'info', text: `pagediet: Vite inlined ${plural(files.length, 'image')} as ${files.length === 1 ? 'a data: URI' : 'data: URIs'} (inlineImages: true), which pagediet leaves as ${files.length === 1 ? 'it is' : 'they are'} ${examples(files)}` });
+      }
+      for (const line of lines) {
+        if (line.level === 'warn') logger.warn(yellow(line.text), { timestamp: watching });
+        else logger.info(line.text, { timestamp: watching });
+      }
     },
   };
+}
+
+/**
+ * Vite's `build.assetsInlineLimit` with images taken out: a function that
+ * says false for the images pagediet may replace, and decides everything
+ * else as the user's setting (a number, a function, or Vite's default) does.
+ * @param {AssetsInlineLimit | undefined} setting the user's
+ * @param {{ inlineImages?: boolean, inlined?: Set<string> }} [options] inlineImages: decide images as the user's
+ *   setting does too; inlined: gets the images inlined that way
+ * @returns {(filePath: string, content: Buffer) => boolean | undefined}
+ */
+function inlineLimit(setting, options = {}) {
+  /** @type {(filePath: string, content: Buffer) => boolean | undefined} */
+  const decide = (filePath, content) => {
+    const image = IMAGE.test(filePath.replace(/[?#].*$/, ''));
+    if (image && !options.inlineImages) return false;
+    const inline = viteInlines(setting, filePath, content);
+    if (image && inline) options.inlined?.add(filePath);
+    return inline;
+  };
+  OURS.add(decide);
+  return decide;
+}
+
+/**
+ * Whether Vite inlines a file under the user's setting, as Vite decides it
+ * (its shouldInline after the `?inline`, `?no-inline` and entry checks).
+ * @param {AssetsInlineLimit | undefined} setting
+ * @param {string} filePath
+ * @param {Buffer} content
+ */
+function viteInlines(setting, filePath, content) {
+  let bytes = VITE_INLINE_LIMIT;
+  if (typeof setting === 'function') {
+    const chosen = setting(filePath, content);
+    if (chosen != null) return chosen;
+  } else if (setting !== undefined) bytes = Number(setting);
+  return content.length < bytes && !(content.length >= GIT_LFS.length && GIT_LFS.equals(content.subarray(0, GIT_LFS.length)));
+}
+
+/**
+ * Whether Vite runs with `--debug` for pagediet: DEBUG (which `vite --debug`
+ * sets to `vite:*`, `--debug pagediet` to `vite:pagediet`) names
+ * `vite:pagediet`, as the debug package matches names.
+ * @param {string} [namespaces] DEBUG
+ */
+function debugging(namespaces = process.env.DEBUG ?? '') {
+  let on = false;
+  for (const name of namespaces.split(/[\s,]+/).filter(Boolean)) {
+    const negated = name.startsWith('-');
+    const pattern = new RegExp(`^${(negated ? name.slice(1) : name).replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*?')}$`);
+    if (!pattern.test('vite:pagediet')) continue;
+    if (negated) return false;
+    on = true;
+  }
+  return on;
+}
+
+/**
+ * What the plugin logs after a build, line by line: the savings line, why
+ * passes kept files (a line per reason, the largest groups first), the count
+ * of messages by severity, then errors and warnings grouped by code (at
+ * `warn`). Information is counted, not listed, unless verbose; verbose also
+ * lists every decision, changed ones too, and every message under its group.
+ * @param {import('../summary.js').BuildSummary} s
+ * @param {{ verbose?: boolean, quiet?: boolean }} [options] quiet: no `info` lines
+ * @returns {{ level: 'info' | 'warn', text: string }[]}
+ */
+function logLines(s, options = {}) {
+  const verbose = Boolean(options.verbose);
+  /** @type {{ level: 'info' | 'warn', text: string }[]} */
+  const info = [];
+  info.push({ level: 'info', text: savingsLine(s) });
+
+  const paths = new Set([...s.pages.map((p) => p.path), ...s.assets.map((a) => a.path)]);
+  const kept = s.passes.flatMap((p) => groupDecisions(p.decisions, paths).map((g) => ({ pass: p.name, ...g })))
+    .sort((a, b) => b.members.length - a.members.length);
+  const shown = verbose ? kept : kept.slice(0, KEPT_GROUPS);
+  for (const g of shown) {
+    const members = g.members.map((d) => ({ file: d.file, text: d.reason }));
+    info.push({ level: 'info', text: groupLine(`pagediet: ${g.pass} ${g.action} ${number.format(g.members.length)}: ${g.label}`, members, verbose) });
+  }
+  if (shown.length < kept.length) info.push({ level: 'info', text: `pagediet: ${plural(kept.length - shown.length, 'more group')} of files kept or skipped (verbose: true lists every one)` });
+
+  const counts = countBySeverity(s.warnings);
+  if (s.warnings.length) {
+    info.push({ level: 'info', text: `pagediet: ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${number.format(counts.info)} information${counts.info && !verbose ? ' (verbose: true lists them)' : ''}` });
+  }
+  if (verbose) {
+    for (const p of s.passes) {
+      const changed = p.decisions.filter((d) => d.action === 'changed');
+      if (changed.length) info.push({ level: 'info', text: [`pagediet: ${p.name} changed ${number.format(changed.length)}`, ...changed.map((d) => `  ${d.file}: ${d.reason}`)].join('\n') });
+    }
+  }
+
+  /** @type {{ level: 'info' | 'warn', text: string }[]} */
+  const messages = [];
+  for (const g of groupMessages(s.warnings)) {
+    if (g.severity === 'info' && !verbose) continue;
+    const members = g.members.map((m) => ({ file: m.file, text: m.message }));
+    messages.push({ level: g.severity === 'info' ? 'info' : 'warn', text: groupLine(`pagediet: ${g.severity} ${number.format(g.members.length)} ${g.code}: ${g.about}`, members, verbose) });
+  }
+  return [...(options.quiet ? [] : info), ...messages.filter((m) => m.level === 'warn' || !options.quiet)];
+}
+
+/**
+ * A group as one line: its label with up to three of its files, or, when
+ * every member is about one file, that file with up to three of what they
+ * say; verbose, the label and every member on a line of its own.
+ * @param {string} label
+ * @param {{ file: string, text: string }[]} members the file each is about ('' for the whole build), and what it says
+ * @param {boolean} verbose
+ */
+function groupLine(label, members, verbose) {
+  /** @param {string} file @param {string} text */
+  const whole = (file, text) => (file ? `${file}: ${text}` : text);
+  if (verbose) return [label, ...members.map((m) => `  ${whole(m.file, m.text)}`)].join('\n');
+  const files = [...new Set(members.map((m) => m.file || '(build)'))];
+  if (files.length > 1) return `${label} ${examples(files)}`;
+  // What each says, when it says more than the label.
+  const said = [...new Set(members.map((m) => m.text))].filter((text) => !label.endsWith(`: ${text}`));
+  if (!said.length) return `${label} (${files[0]})`;
+  return `${label} (${whole(members[0].file, `${said.slice(0, EXAMPLES).join('; ')}${said.length > EXAMPLES ? '; …' : ''}`)})`;
+}
+
+/** Up to three names in parentheses, with '…' when there are more. @param {string[]} names */
+function examples(names) {
+  const unique = [...new Set(names)];
+  return `(${unique.slice(0, EXAMPLES).join(', ')}${unique.length > EXAMPLES ? ', …' : ''})`;
+}
+
+/** @param {number} n @param {string} one */
+function plural(n, one) {
+  return `${number.format(n)} ${one}${n === 1 ? '' : 's'}`;
 }
 
 /**
@@ -106,7 +348,17 @@ export function savingsLine(s) {
     + `${requests > 0 ? `, ${requests} request${requests === 1 ? '' : 's'} fewer` : ''}; ${changed} file${changed === 1 ? '' : 's'} written, in ${(s.ms / 1000).toFixed(2)}s`;
 }
 
-/** Green as Vite's ✓, only on a terminal that wants colour. @param {string} text */
+/** Whether to colour: a terminal that wants colour. */
+function colour() {
+  return Boolean(process.stdout.isTTY) && !process.env.NO_COLOR;
+}
+
+/** Green as Vite's ✓. @param {string} text */
 function green(text) {
-  return process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[32m${text}\x1b[39m` : text;
+  return colour() ? `\x1b[32m${text}\x1b[39m` : text;
+}
+
+/** Yellow as Vite's warnings. @param {string} text */
+function yellow(text) {
+  return colour() ? `\x1b[33m${text}\x1b[39m` : text;
 }
