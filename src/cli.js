@@ -135,7 +135,7 @@ function createProgram(sys) {
     .command('configs')
     .description('print the config that serves a built site with its precompressed files and cache headers')
     .argument('<dir>', 'the built site (the output of pagediet build)')
-    .addOption(new Option('--server <name>', 'nginx (snippet to include in server {}), apache (.htaccess), caddy (snippet to import), h2o (paths YAML) or headers (_headers: cache headers only)').choices(SERVERS).makeOptionMandatory())
+    .addOption(new Option('--server <name>', 'nginx (snippet to include in server {}), nginx-brotli (its brotli_static line, for an nginx with ngx_brotli), apache (.htaccess), caddy (snippet to import), h2o (paths YAML) or headers (_headers: cache headers only)').choices(SERVERS).makeOptionMandatory())
     .option('-o, --out <file>', 'write it to this file instead of stdout')
     .action(async (dir, flags) => {
       if (flags.out) await checkTargets(sys.cwd, { file: flags.out });

@@ -37,7 +37,7 @@ export const MESSAGE_CODES = /** @type {const} */ ({
   'css-unterminated-comment': code('info', 'style sheets with a comment never closed'),
   'frame-loop': code('info', 'frames that contain each other'),
   'import-cycle': code('info', '@import cycles'),
-  'config-exists': code('info', 'server configs already in the input: kept'),
+  'config-exists': code('info', 'server configs in the input, or files of their names pagediet did not write: kept'),
   'no-pages': code('warning', 'no page in the input'),
   // References.
   'reference-missing': code('warning', 'references to files that do not exist'),

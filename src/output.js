@@ -2,16 +2,22 @@
  * Writes a built site into the output directory, file by file and atomically,
  * and guards that directory: pagediet writes only into an empty directory, one
  * it wrote before (it leaves a marker), or any directory with --force; and it
- * only ever deletes files its own marker says it wrote.
+ * only ever deletes files its own marker says it wrote. Then the build's
+ * artifacts (the server configs), also atomically, where the pass that made
+ * them says: beside the output (`<output>-configs/`), replacing only files
+ * of their own names there.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from './errors.js';
-import { copyFileAtomic, removeStaleTemps, writeFileAtomic } from './util/atomic.js';
-import { isInside } from './site/walk.js';
+import { TEMP_SUFFIX, copyFileAtomic, removeStaleTemps, writeFileAtomic } from './util/atomic.js';
+import { isInside, realish } from './site/walk.js';
 
 /** The marker file: its presence says pagediet wrote the directory; it lists the files written. */
 export const MARKER = '.pagediet-output.json';
+
+/** Where builds before the configs moved beside the output wrote them, inside it. */
+const LEGACY_CONFIGS_DIR = 'pagediet-configs';
 
 /** How many files are copied at once: enough to keep the disk busy, few enough for file handles. */
 const CONCURRENCY = 16;
@@ -68,26 +74,6 @@ export async function prepareOutput(input, output, options = {}) {
   return { dir: outAbs, previous };
 }
 
-/**
- * Resolves symlinks in the part of a path that exists, so that containment
- * checks compare real locations.
- * @param {string} p absolute path
- */
-async function realish(p) {
-  const missing = [];
-  let current = p;
-  for (;;) {
-    try {
-      const real = await fs.realpath(current);
-      return path.join(real, ...missing.reverse());
-    } catch {
-      const parent = path.dirname(current);
-      if (parent === current) return p;
-      missing.push(path.basename(current));
-      current = parent;
-    }
-  }
-}
 
 /**
  * Writes every file of the site into the output directory.
@@ -124,16 +110,38 @@ export async function writeOutput(site, plan, options = {}) {
     }
   };
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  // Artifacts (the server configs), once the site is written: by absolute path, usually beside the output
+  // (<output>-configs/); a relative one is inside the output. Each replaces its file atomically; nothing
+  // else in their folder is touched but the temporary files of these same names a killed build left.
+  /** @type {string[]} artifacts inside the output, as site paths, for the marker */
+  const inside = [];
+  /** The folders artifacts go to, with their names there. @type {Map<string, Set<string>>} */
+  const artifactDirs = new Map();
+  for (const artifact of site.artifacts.keys()) {
+    const destination = path.isAbsolute(artifact) ? artifact : path.join(plan.dir, artifact);
+    if (!path.isAbsolute(artifact) && !isInside(destination, plan.dir)) throw new Error(`refusing to write outside the output: ${artifact}`);
+    if (isInside(destination, plan.dir)) inside.push(path.relative(plan.dir, destination).split(path.sep).join('/'));
+    const dir = path.dirname(destination);
+    if (!artifactDirs.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      artifactDirs.set(dir, new Set());
+    }
+    /** @type {Set<string>} */ (artifactDirs.get(dir)).add(path.basename(destination));
+  }
+  for (const [dir, names] of artifactDirs) {
+    if (isInside(dir, plan.dir)) continue; // removeStaleTemps above
+    for (const entry of await fs.readdir(dir).catch(() => /** @type {string[]} */ ([]))) {
+      if (entry.endsWith(TEMP_SUFFIX) && [...names].some((n) => entry.startsWith(`.${n}.`))) await fs.rm(path.join(dir, entry), { force: true });
+    }
+  }
   for (const [artifact, bytes] of site.artifacts) {
-    const destination = path.join(plan.dir, artifact);
-    if (!isInside(destination, plan.dir)) throw new Error(`refusing to write outside the output: ${artifact}`);
-    await fs.mkdir(path.dirname(destination), { recursive: true });
-    await writeFileAtomic(destination, bytes);
+    await writeFileAtomic(path.isAbsolute(artifact) ? artifact : path.join(plan.dir, artifact), bytes);
     written++;
   }
 
-  const current = new Set([...files.map((f) => f.path), ...site.artifacts.keys()]);
+  const current = new Set([...files.map((f) => f.path), ...inside]);
   let removed = 0;
+  let legacyConfigs = false;
   for (const old of plan.previous) {
     const target = path.join(plan.dir, old);
     if (options.keepOthers) {
@@ -143,7 +151,11 @@ export async function writeOutput(site, plan, options = {}) {
     if (current.has(old) || !isInside(target, plan.dir) || old === MARKER) continue;
     await fs.rm(target, { force: true });
     removed++;
+    if (old.startsWith(`${LEGACY_CONFIGS_DIR}/`)) legacyConfigs = true;
   }
+  // Older builds wrote their configs into the output's pagediet-configs/: once they are removed, so is the
+  // folder, if nothing else is in it.
+  if (legacyConfigs) await fs.rmdir(path.join(plan.dir, LEGACY_CONFIGS_DIR)).catch(() => {});
   await writeFileAtomic(path.join(plan.dir, MARKER), `${JSON.stringify({ tool: 'pagediet', files: [...current] }, null, 1)}\n`);
   return { written, copied, removed };
 }

@@ -112,9 +112,8 @@ describe.each(FIXTURES)('precompress on fixtures/%s', (name) => {
     const first = new Map(tree);
     first.delete(MARKER);
     next.delete(MARKER);
-    // The h2o config names the output directory; everything else is byte-identical.
-    first.delete('pagediet-configs/h2o.yaml');
-    next.delete('pagediet-configs/h2o.yaml');
+    // Byte-identical (the server configs are beside each output, in <output>-configs/, not in it).
+    expect([...next.keys()].some((f) => f.includes('configs') || f.endsWith('.conf'))).toBe(false);
     expect(next).toEqual(first);
   });
 });
@@ -152,7 +151,7 @@ describe('precompress on awkward input', () => {
     expect(tree.get('x.html.gz')).toEqual(STALE_GZ);
     expect(zlib.brotliDecompressSync(/** @type {Buffer} */ (tree.get('x.html.br'))).toString()).toBe(PAGE);
     expect([...tree.keys()].filter((f) => f.startsWith('x.html')).sort()).toEqual(['x.html', 'x.html.br', 'x.html.gz']);
-    expect(summary.warnings).toContainEqual({ file: 'x.html', code: 'sidecar-exists', message: 'precompress: x.html.gz is already in the input: kept as it is (it may not match x.html)' });
+    expect(summary.warnings).toContainEqual(expect.objectContaining({ file: 'x.html', code: 'sidecar-exists', message: 'precompress: x.html.gz is already in the input: kept as it is (it may not match x.html)' }));
   });
 
   it('skips empty and tiny files, files that do not shrink by 5%, and images', () => {
@@ -179,7 +178,7 @@ describe('precompress on awkward input', () => {
       expect(summary.warnings.filter((w) => w.code === 'zstd-unavailable')).toEqual([]);
     } else {
       expect(zst).toEqual([]);
-      expect(summary.warnings).toContainEqual({ file: '', code: 'zstd-unavailable', message: `precompress: node ${process.versions.node} has no zstd encoder (zlib.zstdCompressSync came in node 22.15): no .zst files written` });
+      expect(summary.warnings).toContainEqual(expect.objectContaining({ file: '', code: 'zstd-unavailable', message: `precompress: node ${process.versions.node} has no zstd encoder (zlib.zstdCompressSync came in node 22.15): no .zst files written` }));
     }
   });
 

@@ -24,6 +24,8 @@ const CSS_BR = zlib.brotliCompressSync(CSS);
 const CSS_GZ = zlib.gzipSync(CSS);
 // Node 20 cannot make zstd; the server never looks inside a sidecar, so any bytes do.
 const CSS_ZST = Buffer.from('28b52ffd not really zstd, but served as it is');
+const PAGE_BR = zlib.brotliCompressSync(PAGE);
+const PAGE_GZ = zlib.gzipSync(PAGE);
 const BIG = Buffer.alloc(4 * 1024 * 1024, 'pagediet ');
 const SECRET = 'TOP SECRET, outside the root';
 const MTIME = new Date('2024-05-01T12:00:00Z');
@@ -56,6 +58,11 @@ beforeAll(async () => {
     'images/both.gif': IMAGE,
     'images/both.html': PAGE,
     'images/packed.gz': 'a sidecar alone is not a name.ext match',
+    // An older build's server configs in the site's root: never served.
+    'pagediet-configs/nginx.conf': '# pagediet 0.1.0: nginx snippet\ngzip_static on;\n',
+    'compressed/index.html': PAGE,
+    'compressed/index.html.br': PAGE_BR,
+    'compressed/index.html.gz': PAGE_GZ,
   });
   for (const name of ['index.html', 'img.png', 'style.css', 'style.css.br', 'style.css.gz', 'style.css.zst']) {
     await fs.utimes(path.join(root, name), MTIME, MTIME);
@@ -207,9 +214,35 @@ describe.each(PROTOCOLS)('server over %s', (protocol) => {
     const plain = await request(server, '/index.html', { headers: { 'accept-encoding': 'br, gzip' } });
     expect([plain.status, plain.headers['content-encoding'], plain.headers.vary]).toEqual([200, undefined, undefined]);
     expect((await request(server, '/index.html', { headers: { 'accept-encoding': 'identity;q=0' } })).status).toBe(406);
-    // A sidecar asked for by name is a gzip file, not a compressed style sheet.
-    const gz = await request(server, '/style.css.gz', { headers: { 'accept-encoding': 'gzip' } });
-    expect([gz.status, gz.headers['content-type'], gz.headers['content-encoding'], gz.body.equals(CSS_GZ)]).toEqual([200, 'application/gzip', undefined, true]);
+    // A sidecar is never served under its own name (it is x.css's, sent by Accept-Encoding); a .gz with nothing
+    // beside it is a file like any other.
+    for (const name of ['/style.css.gz', '/style.css.br', '/style.css.zst', '/STYLE.CSS.GZ']) {
+      const sidecar = await request(server, name, { headers: { 'accept-encoding': 'gzip, br, zstd' } });
+      expect([name, sidecar.status, sidecar.headers['content-type']]).toEqual([name, 404, 'text/plain; charset=utf-8']);
+    }
+    const packed = await request(server, '/images/packed.gz', { headers: { 'accept-encoding': 'gzip' } });
+    expect([packed.status, packed.headers['content-type'], packed.headers['content-encoding']]).toEqual([200, 'application/gzip', undefined]);
+  });
+
+  it('answers 404 for a page\'s sidecar by name and for an older build\'s configs, and still sends the sidecar by Accept-Encoding (snapshot mode too)', async () => {
+    const snapshot = await startServer({ root, protocol, snapshot: true });
+    try {
+      for (const each of [server, snapshot, snapshot]) {
+        for (const name of ['/compressed/index.html.br', '/compressed/index.html.gz', '/pagediet-configs/nginx.conf', '/pagediet-configs/', '/pagediet-configs', '/Pagediet-Configs/nginx.conf']) {
+          const res = await request(each, name, { headers: { 'accept-encoding': 'br, gzip' } });
+          expect([name, res.status, res.headers['content-type']]).toEqual([name, 404, 'text/plain; charset=utf-8']);
+        }
+        for (const url of ['/compressed/index.html', '/compressed/']) {
+          for (const [accept, coding, bytes] of [['br', 'br', PAGE_BR], ['gzip', 'gzip', PAGE_GZ], ['identity', undefined, PAGE]]) {
+            const res = await request(each, url, { headers: { 'accept-encoding': accept } });
+            expect([url, accept, res.status, res.headers['content-type'], res.headers['content-encoding'], res.headers.vary]).toEqual([url, accept, 200, 'text/html', coding, 'Accept-Encoding']);
+            expect(res.body.equals(bytes), `${url} ${accept}`).toBe(true);
+          }
+        }
+      }
+    } finally {
+      await snapshot.close();
+    }
   });
 
   it('answers If-None-Match and If-Modified-Since with 304 and no body', async () => {

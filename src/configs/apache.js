@@ -2,10 +2,11 @@
  * Apache: an `.htaccess` for the root of the built site (the same lines
  * work in a <Directory> block). mod_rewrite sends x.css.br or x.css.gz in
  * place of x.css when the client accepts that coding; mod_mime is told that
- * .gz, .br and .zst are codings, not types or a language; mod_deflate is told
- * to leave the sidecars alone; mod_headers adds Vary and Cache-Control.
+ * .gz, .br and .zst are codings, not types or a language (and, for a UTF-8
+ * site, that text types are UTF-8); mod_deflate is told to leave the
+ * sidecars alone; mod_headers adds Vary and Cache-Control.
  */
-import { COMPRESSIBLE, CONFIGS_DIR, FINGERPRINT_PATTERN, IMMUTABLE, PAGE_EXTENSIONS, REVALIDATE, headerComment } from './shared.js';
+import { COMPRESSIBLE, CONFIGS_DIR, IMMUTABLE, PAGE_EXTENSIONS, REVALIDATE, SHORT, TEXT_TYPES, charsetComment, fingerprintPattern, headerComment } from './shared.js';
 
 /**
  * Matches a coding in Accept-Encoding unless its q is 0 ("gzip;q=0, br" refuses gzip).
@@ -26,6 +27,12 @@ export function apacheConfig(facts) {
     `    RewriteCond "%{REQUEST_FILENAME}.${ext}" -f`,
     `    RewriteRule "\\.(${types})$" "%{REQUEST_URI}.${ext}" [L]`,
   ].join('\n')).join('\n\n');
+  const charset = facts.charset
+    ? `
+    # charset=utf-8 on the text types (x.css.gz is .css too: it gets it as well).
+    AddCharset utf-8 ${Object.keys(TEXT_TYPES).map((e) => `.${e}`).join(' ')}
+`
+    : '';
   return `${headerComment('#', [
     'Apache .htaccess that serves a pagediet build with its precompressed files.',
     '',
@@ -34,12 +41,13 @@ export function apacheConfig(facts) {
     'mod_headers and mod_mime (Debian: a2enmod rewrite headers), and, for the root directory,',
     'AllowOverride FileInfo (rewrites, types, encodings, headers) and Options FollowSymLinks',
     'or SymLinksIfOwnerMatch (mod_rewrite needs one of them).',
+    ...charsetComment(facts),
   ])}
 
 <IfModule mod_rewrite.c>
     RewriteEngine On
 
-    # pagediet writes these configs into the build; they are not part of the site.
+    # Older pagediet builds wrote their configs into the site: never serve them.
     RewriteRule "^${CONFIGS_DIR}/" - [R=404,L]
 
     # x.css.br (or .gz) in place of x.css when the client accepts that coding (q=0 refuses it)
@@ -62,7 +70,7 @@ ${rules}
         AddEncoding br .br
         AddEncoding zstd .zst
     </FilesMatch>
-</IfModule>
+${charset}</IfModule>
 
 <IfModule mod_headers.c>
     # Compressed and identity responses of a compressible file alike, so no shared cache hands
@@ -70,12 +78,14 @@ ${rules}
     <FilesMatch "\\.(${types})(\\.(${sidecars}))?$">
         Header merge Vary "Accept-Encoding"
     </FilesMatch>
-    # Cache-Control: revalidation for pages, a year for fingerprinted names.
+    # Cache-Control: an hour then revalidation by default, a year for fingerprinted names,
+    # revalidation on every use for pages. Later sections win.
+    Header set Cache-Control "${SHORT}"
+    <FilesMatch "${fingerprintPattern(`(\\.(${sidecars}))?$`)}">
+        Header set Cache-Control "${IMMUTABLE}"
+    </FilesMatch>
     <FilesMatch "\\.(${PAGE_EXTENSIONS.join('|')})(\\.(${sidecars}))?$">
         Header set Cache-Control "${REVALIDATE}"
-    </FilesMatch>
-    <FilesMatch "${FINGERPRINT_PATTERN.replace(/\$$/, '')}(\\.(${sidecars}))?$">
-        Header set Cache-Control "${IMMUTABLE}"
     </FilesMatch>
 </IfModule>
 `;

@@ -1,8 +1,8 @@
 /**
  * What every server config shares: which names are fingerprinted (their
  * content can never change, so they may be cached for a year), which are
- * pages (always revalidated), the cache headers, and the comment each file
- * starts with.
+ * pages (always revalidated), the cache headers, the charset of text types,
+ * and the comment each file starts with.
  */
 import { VERSION } from '../summary.js';
 import { COMPRESSIBLE_EXTENSIONS, SIDECAR_EXTENSIONS } from '../compress/encodings.js';
@@ -11,28 +11,100 @@ import { COMPRESSIBLE_EXTENSIONS, SIDECAR_EXTENSIONS } from '../compress/encodin
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 /** For pages: cached, but revalidated on every use (the ETag makes that a 304). */
 export const REVALIDATE = 'no-cache';
-
-/** Where a build writes the configs, inside its output (the configs refuse to serve it). */
-export const CONFIGS_DIR = 'pagediet-configs';
+/**
+ * For every other file (no fingerprint: its content may change under the same
+ * name): an hour, then revalidated. H5BP's far-future defaults assume
+ * filename-based cache busting and advise far less without it; an hour bounds
+ * how long a changed style sheet or image can lag behind its page.
+ */
+export const SHORT = 'public, max-age=3600, must-revalidate';
 
 /**
- * A fingerprinted name: a content hash of 8 or more hex digits as the last
- * part of the name before the extension, after a dot or a hyphen
- * (`app.3f2a9c1b.js`, `style-5d41402abc4b2a76.css`: webpack, Parcel, esbuild
- * with hex hashes). Base-64 hashes (`index-B2Xq7kZ9.js`) cannot be told from
- * words, so they are not matched. Written for PCRE (nginx, Apache) and RE2
- * (Caddy) alike.
+ * Where older builds wrote the configs: inside their output, so deployed
+ * with the site. Builds now write them beside the output; the
+ * configs and `pagediet serve` still refuse to serve this folder, for sites
+ * deployed from such an older build.
  */
-export const FINGERPRINT_PATTERN = '[.-][0-9a-fA-F]{8,}\\.[A-Za-z0-9]+$';
+export const CONFIGS_DIR = 'pagediet-configs';
+
+/** base64url, the alphabet of Rollup's, Rolldown's (Vite) and esbuild's hashes. */
+const B64 = '[A-Za-z0-9_-]';
+const HEX = '[0-9a-fA-F]';
+
+/**
+ * The fingerprint rules, as regular expressions that must all match the end
+ * of a name (an alternative) or of which one alternative must match. Each
+ * ends with `EXT` (the last extension) and looks only at the hash before it:
+ * the hash's length is fixed, so each bounded repeat stays inside it.
+ *
+ * - hex, after `.` or `-`: 8 to 64 hex digits with at least one digit and
+ *   one letter a-f (webpack's `[name].[contenthash].js`, 20 hex digits, or 8
+ *   with `:8`; Parcel's `name.1a2b3c4d.js`; gulp-rev, Hugo). All digits is a
+ *   date (`photo-20240315.jpg`), all letters a word (`-deadbeef`).
+ * - base64url, after `-`: exactly 8 characters of A-Z a-z 0-9 _ -
+ *   (Vite/Rollup/Rolldown's `name-[hash].js`, `index-CWg6gKPv.js`;
+ *   esbuild's `name-[hash].js`, 8 of A-Z 2-7). Words have that shape too
+ *   (`-overview.js`, `-Products.js`, `-MyButton.js`), so the hash must mix:
+ *   a digit and an upper-case letter, or a lower-case letter with two
+ *   upper-case letters in a row or two lower-to-upper changes. About 4% of
+ *   Rolldown's hashes and 19% of esbuild's (all letters) do not, and are not
+ *   recognised: they get the short policy, never a wrong year.
+ *
+ * Written for PCRE (nginx, Apache), RE2 (Caddy) and JavaScript alike; the
+ * alternatives are combined with lookaheads for PCRE and JavaScript, and
+ * with `&&` and `||` in a CEL expression for Caddy (RE2 has no lookahead).
+ * @param {string} end what follows the extension: `$`, or a sidecar suffix and `$`
+ * @returns {string[][]}
+ */
+export function fingerprintRules(end = '$') {
+  const ext = `\\.[A-Za-z0-9]+${end}`;
+  const hexHash = `[.-]${HEX}{8,64}${ext}`;
+  const b64Hash = `-${B64}{8}${ext}`;
+  /** Somewhere in the base64url hash (8 characters): `part` followed by at most 8 - `width` more. */
+  const inB64 = (/** @type {string} */ part, /** @type {number} */ width) => `${part}${B64}{0,${8 - width}}${ext}`;
+  /** Two lower-to-upper changes within the hash: the gap between them and what follows add up to at most 4. */
+  const twoChanges = `[a-z][A-Z](?:${[0, 1, 2, 3, 4].map((gap) => `${B64}{${gap}}[a-z][A-Z]${B64}{0,${4 - gap}}`).join('|')})${ext}`;
+  return [
+    [hexHash, `[0-9]${HEX}*${ext}`, `[a-fA-F]${HEX}*${ext}`],
+    [b64Hash, inB64('[0-9]', 1), inB64('[A-Z]', 1)],
+    [b64Hash, inB64('[a-z]', 1), inB64('[A-Z]{2}', 2)],
+    [b64Hash, inB64('[a-z]', 1), twoChanges],
+  ];
+}
+
+/**
+ * The fingerprint rules as one regular expression (lookaheads: PCRE for
+ * nginx and Apache, and JavaScript).
+ * @param {string} [end] as for fingerprintRules
+ */
+export function fingerprintPattern(end = '$') {
+  return `^(?:${fingerprintRules(end).map((all) => all.map((re) => `(?=.*${re})`).join('')).join('|')})`;
+}
+
+/** The one test of a fingerprinted name, for every config. */
+export const FINGERPRINT_PATTERN = fingerprintPattern();
 const FINGERPRINT = new RegExp(FINGERPRINT_PATTERN);
 
-/** Page extensions (revalidated), as a regex alternation. */
+/** Page extensions (revalidated, never taken for fingerprinted). */
 export const PAGE_EXTENSIONS = ['html', 'htm', 'xhtml', 'shtml'];
 
 /** Extensions that may have sidecars, sorted, for regex alternations. */
 export const COMPRESSIBLE = [...COMPRESSIBLE_EXTENSIONS].sort();
 
-/** @param {string} sitePath */
+/**
+ * Text types that get `charset=utf-8` when every page of the site is UTF-8,
+ * by extension, with the Content-Type each server gives them.
+ */
+export const TEXT_TYPES = /** @type {const} */ ({
+  html: 'text/html', htm: 'text/html', css: 'text/css', js: 'text/javascript', mjs: 'text/javascript',
+  svg: 'image/svg+xml', json: 'application/json', txt: 'text/plain', xml: 'text/xml',
+});
+
+/**
+ * Whether a name carries a content hash (see fingerprintRules): only the
+ * name, not the policy (a page is never cached for a year; cachePolicy).
+ * @param {string} sitePath
+ */
 export function isFingerprinted(sitePath) {
   return FINGERPRINT.test(sitePath);
 }
@@ -42,6 +114,20 @@ export function isPage(sitePath) {
   const dot = sitePath.lastIndexOf('.');
   return dot > sitePath.lastIndexOf('/') && PAGE_EXTENSIONS.includes(sitePath.slice(dot + 1).toLowerCase());
 }
+
+/**
+ * The Cache-Control a file gets: pages revalidate, fingerprinted names are
+ * immutable, the rest gets the short policy.
+ * @param {string} sitePath
+ * @returns {'revalidate' | 'immutable' | 'short'}
+ */
+export function cachePolicy(sitePath) {
+  if (isPage(sitePath)) return 'revalidate';
+  return isFingerprinted(sitePath) ? 'immutable' : 'short';
+}
+
+/** The header value of each policy. */
+export const CACHE_CONTROL = /** @type {const} */ ({ revalidate: REVALIDATE, immutable: IMMUTABLE, short: SHORT });
 
 /** @param {string} sitePath */
 export function isSidecar(sitePath) {
@@ -53,15 +139,33 @@ export function isSidecar(sitePath) {
  * @typedef {object} SiteFacts
  * @property {string[]} files every file, sorted
  * @property {boolean} zstd whether any .zst sidecar exists
+ * @property {'utf-8' | null} charset the charset text types are sent with: utf-8 when every page is UTF-8 (or
+ *   ASCII, the same bytes), else none
+ * @property {string[]} otherCharsets the charsets of the pages that are not UTF-8 or ASCII, sorted
  */
 
 /**
  * @param {string[]} files
+ * @param {string[]} [pageCharsets] the charset of each page, 'utf-8' for an ASCII one (pageCharset()); none: UTF-8
  * @returns {SiteFacts}
  */
-export function siteFacts(files) {
+export function siteFacts(files, pageCharsets = []) {
   const sorted = [...files].sort();
-  return { files: sorted, zstd: sorted.some((f) => f.endsWith(SIDECAR_EXTENSIONS.zstd)) };
+  const otherCharsets = [...new Set(pageCharsets.filter((c) => c !== 'utf-8'))].sort();
+  return { files: sorted, zstd: sorted.some((f) => f.endsWith(SIDECAR_EXTENSIONS.zstd)), charset: otherCharsets.length ? null : 'utf-8', otherCharsets };
+}
+
+/**
+ * The header comment's lines on the charset.
+ * @param {SiteFacts} facts
+ * @returns {string[]}
+ */
+export function charsetComment(facts) {
+  if (facts.charset) return [`Text types (${[...new Set(Object.keys(TEXT_TYPES))].join(', ')}) are sent with charset=utf-8: every page of the site is UTF-8.`];
+  return [
+    `No charset is added to any type: pages of the site are ${facts.otherCharsets.join(', ')}, and a charset in`,
+    'Content-Type overrides the one a page declares. Each page\'s own <meta charset> decides.',
+  ];
 }
 
 /**

@@ -3,7 +3,9 @@
  * compatibility API of node:http2 both call it with (req, res). It answers GET
  * and HEAD for files under the root, choosing a precompressed sidecar by
  * Accept-Encoding (or, when asked, gzipping a file that has none on the fly),
- * with validators (ETag, Last-Modified) and byte ranges.
+ * with validators (ETag, Last-Modified) and byte ranges. A sidecar asked for
+ * by its own name (x.css.gz beside x.css) is 404, and so is anything under
+ * /pagediet-configs/ (the server configs older builds wrote into the site).
  */
 import fs from 'node:fs/promises';
 import { STATUS_CODES } from 'node:http';
@@ -12,8 +14,8 @@ import { pipeline } from 'node:stream';
 import { extensionOf, mimeType } from '../site/mime.js';
 import { isNotModified, requestedRange } from './conditional.js';
 import { EntityTags } from './etags.js';
-import { locate, sidecars } from './files.js';
-import { chooseEncoding } from './negotiate.js';
+import { locate, parseTarget, sidecars } from './files.js';
+import { SIDECAR_EXTENSIONS, chooseEncoding } from './negotiate.js';
 import { GzipCache, isCompressibleType, onTheFlyLevel } from './on-the-fly.js';
 
 /**
@@ -255,10 +257,16 @@ function sendAnswer(req, res, entry, answer) {
 async function respond(root, tags, find, gzipped, req, res, entry, remember) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(req, res, entry, 405, { Allow: 'GET, HEAD' });
   const accept = req.headers.accept;
+  // The server configs an older build wrote into the site are not part of it.
+  const parsed = parseTarget(req.url ?? '');
+  if (!('status' in parsed) && parsed.segments[0]?.toLowerCase() === CONFIGS_DIR) return sendText(req, res, entry, 404);
   const located = await find.locate(root, req.url ?? '', typeof accept === 'string' ? accept : '');
   if ('status' in located) return sendText(req, res, entry, located.status);
   if ('redirect' in located) return sendText(req, res, entry, 301, { Location: located.redirect });
   const { file } = located;
+  // A sidecar is a representation of the file beside it, sent by Accept-Encoding, never a file of its own:
+  // x.css.gz asked for by name is 404 (a x.tar.gz with no x.tar beside it is a file like any other).
+  if (await isSidecarOfFile(file.absolute)) return sendText(req, res, entry, 404);
 
   const representations = new Map([[/** @type {import('./negotiate.js').Coding} */ ('identity'), file.entry], ...(await find.sidecars(root, file))]);
   const available = [...representations.keys()];
@@ -347,6 +355,21 @@ async function respond(root, tags, find, gzipped, req, res, entry, remember) {
   } finally {
     if (!streaming) await source.handle?.close();
   }
+}
+
+/** Where older builds wrote the server configs, in the site's root (src/configs/shared.js: CONFIGS_DIR). */
+const CONFIGS_DIR = 'pagediet-configs';
+
+/**
+ * Whether a file is a precompressed sidecar: its extension is a coding's (.br, .gz, .zst) and the file
+ * without it exists beside it.
+ * @param {string} absolute
+ */
+async function isSidecarOfFile(absolute) {
+  const extension = extensionOf(absolute);
+  if (!(/** @type {string[]} */ (Object.values(SIDECAR_EXTENSIONS))).includes(extension)) return false;
+  const source = absolute.slice(0, -(extension.length + 1));
+  return fs.stat(source).then((s) => s.isFile(), () => false);
 }
 
 /**

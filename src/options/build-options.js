@@ -35,7 +35,7 @@
  * @property {boolean} [zstd] precompress: also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)
  * @property {number} [precompressMinBytes] precompress: files smaller than this are not compressed (default 256)
  * @property {number} [precompressMinSaving] precompress: a sidecar that saves less than this percentage is not written (default 5)
- * @property {string | false} [configs] precompress: where the server configs go (default: the output's pagediet-configs/); --no-configs writes none
+ * @property {string | false} [configs] precompress: where the server configs go (default: <output>-configs/, beside the output, never inside it); --no-configs writes none
  */
 
 export {};

@@ -25,7 +25,7 @@ const options = {
   zstd: option(boolean, false, 'also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)'),
   precompressMinBytes: option(wholeNumber(), 256, 'files smaller than this are not compressed'),
   precompressMinSaving: option(wholeNumber({ max: 100 }), 5, 'a sidecar that saves less than this percentage is not written'),
-  configs: optional(folderOrOff, 'where the server configs go (default: the output\'s pagediet-configs/); --no-configs writes none'),
+  configs: optional(folderOrOff, 'where the server configs go (default: <output>-configs/, beside the output, never inside it); --no-configs writes none'),
 };
 
 /** @type {import('../pass.js').Pass<typeof options>} */
@@ -105,7 +105,8 @@ export default {
       else ctx.decide({ file: file.path, action: 'kept', reason: notes.join('; ') || 'no sidecar written' });
     });
   },
-  // The server configs serve the sidecars, so they come with precompression.
+  // The server configs serve the sidecars, so they come with precompression. They go beside the output
+  // (<output>-configs/, or the folder named by configs), never into the deployed site unless so named.
   async artifacts(site, { options: o, outputDir, shard, warn }) {
     if (o.configs === false) return [];
     // A config lists files of the whole site; a shard knows its slice only.

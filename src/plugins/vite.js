@@ -11,7 +11,7 @@
  * Options are `optimize()`'s (see src/pipeline.js BuildOptions), without
  * `input` and `output`, and the plugin's own: `quiet`, `verbose` and
  * `inlineImages` (PagedietPluginOptions; docs/vite.md). The server configs go
- * beside the output directory (`<root>/pagediet-configs/` for Vite's default
+ * beside the output directory (`dist-configs/` for Vite's default
  * `dist`), not into it, so that they are not deployed with the site;
  * `configs: '<dir>'` or `configs: false` says otherwise. The scripts pass is
  * skipped: the bundler minified its scripts already, with their source maps;
@@ -321,7 +321,7 @@ export async function optimizeInPlace(dir, options) {
   const built = `${dir}.pagediet-${stamp}`;
   const old = `${dir}.pagediet-old-${stamp}`;
   try {
-    const configs = options.configs ?? path.join(path.dirname(dir), 'pagediet-configs');
+    const configs = options.configs ?? `${dir}-configs`;
     const summary = await build({ ...options, configs, input: dir, output: built });
     // The marker guards pagediet's own output directories; a bundle directory is Vite's, and it would be deployed.
     await fs.rm(path.join(built, MARKER), { force: true });

@@ -5,6 +5,7 @@
  * site: information is counted, not listed; --verbose lists every message
  * and every decision, and --json and the HTML report have everything.
  */
+import path from 'node:path';
 import { formatHeadline, MIN_COLUMNS } from './table.js';
 import { countBySeverity, groupDecisions, groupMessages } from './groups.js';
 
@@ -66,7 +67,7 @@ export function formatBuildSummary(s, options = {}) {
   }
   head.push(`On disk        ${plural(o.loaded.files + o.notLoaded.files, 'file')}, ${formatBytes(o.loaded.bytes + o.notLoaded.bytes)}; pages and what they load: ${formatBytes(o.loaded.bytes)}`);
   if (o.notLoaded.files) head.push(`  not loaded   ${plural(o.notLoaded.files, 'file')}, ${formatBytes(o.notLoaded.bytes)} (originals kept, downloads, unreferenced)`);
-  if (o.configs.files) head.push(`  configs      ${plural(o.configs.files, 'server config')}, ${formatBytes(o.configs.bytes)}, not served: ${o.configs.paths.join(', ')}`);
+  if (o.configs.files) head.push(`  configs      ${plural(o.configs.files, 'server config')}, ${formatBytes(o.configs.bytes)}, in ${[...new Set(o.configs.paths.map((p) => path.dirname(p)))].join(', ')} (not served)`);
   if (s.work.passesReplayed || s.work.cacheHits) head.push(`Work           ${plural(s.work.jobs, 'job')} run, ${number.format(s.work.cacheHits)} results from the cache${s.work.passesReplayed ? `, ${plural(s.work.passesReplayed, 'pass', 'passes')} replayed` : ''}`);
 
   const paths = new Set([...s.pages.map((p) => p.path), ...s.assets.map((a) => a.path)]);

@@ -149,7 +149,7 @@ export class Site {
     this.skipped = new Map();
     /** @type {Warning[]} */
     this.warnings = [];
-    /** Files the build writes beside the site but that are not part of it (server configs), by output path. @type {Map<string, Buffer>} */
+    /** Files the build writes beside the site but that are not part of it (server configs), by absolute path. @type {Map<string, Buffer>} */
     this.artifacts = new Map();
     /** @type {Map<string, string[]>} file names by directory, for extensionless lookup */
     this.filesByDirectory = new Map();

@@ -93,3 +93,24 @@ export function isInside(child, parent) {
 export function errorCode(error) {
   return /** @type {NodeJS.ErrnoException} */ (error)?.code ?? String(error);
 }
+
+/**
+ * Resolves symlinks in the part of a path that exists, so that containment
+ * checks compare real locations.
+ * @param {string} p absolute path
+ */
+export async function realish(p) {
+  const missing = [];
+  let current = p;
+  for (;;) {
+    try {
+      const real = await fs.realpath(current);
+      return path.join(real, ...missing.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return p;
+      missing.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
