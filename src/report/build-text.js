@@ -83,7 +83,12 @@ export function formatBuildSummary(s, options = {}) {
       continue;
     }
     const counts = [`${number.format(changed)} changed`, ...(others ? [`${number.format(others)} kept`] : [])].join(', ');
-    const bytes = p.files.length ? `, ${formatBytes(p.bytesBefore)} -> ${formatBytes(p.bytesAfter)}` : '';
+    // Files changed in place, before and after; files the pass created (a replacement beside its original) apart.
+    const inPlace = p.files.filter((f) => f.before > 0);
+    const created = p.files.filter((f) => f.before === 0);
+    const sum = (/** @type {typeof p.files} */ list, /** @type {'before' | 'after'} */ key) => list.reduce((n, f) => n + f[key], 0);
+    const bytes = (inPlace.length ? `, ${formatBytes(sum(inPlace, 'before'))} -> ${formatBytes(sum(inPlace, 'after'))}` : '')
+      + (created.length ? `, ${plural(created.length, 'new file')} ${formatBytes(sum(created, 'after'))}` : '');
     const extra = p.requestsRemoved ? `, -${number.format(p.requestsRemoved)} requests` : '';
     passes.push({
       line: `  ${p.name.padEnd(13)}${duration(p.ms).padStart(8)}  ${counts}${bytes}${extra}`,
