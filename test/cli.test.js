@@ -52,7 +52,7 @@ describe('command line', () => {
     }
     const unknown = await cli(['build', input, '--frobnicate']);
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr.split('\n')[0]).toBe("error: unknown option '--frobnicate'");
+    expect(unknown.stderr).toBe("pagediet: unknown option '--frobnicate' (see pagediet --help)\n");
   });
 
   it('prints the JSON summary on stdout with --json and no progress when piped', async () => {

@@ -4,8 +4,9 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { compareSites } from '../src/report/compare.js';
-import { escapeHtml, niceTicks, renderHtmlReport, WATERFALL_ROWS } from '../src/report/html.js';
+import { compareSites, headline } from '../src/report/compare.js';
+import { commonFolder, escapeHtml, niceTicks, renderHtmlReport, WATERFALL_ROWS, WORSE_PERCENT } from '../src/report/html.js';
+import { FILTER_SCRIPT } from '../src/report/html-filter.js';
 import { tempDir } from './helpers/tmp.js';
 import { chromiumTest, launchChromium, offlinePage } from './helpers/chromium.js';
 
@@ -20,9 +21,15 @@ const EVIL = 'images/<script>alert(1)</script>&"x\'.gif';
 function buildSummary(passes) {
   return {
     tool: 'pagediet', version: '0.1.0', input: 'in', output: 'out', ms: 1234,
-    totals: { files: 44, pages: 1, stylesheets: 0, assets: 43, bytesIn: 178422, bytesOut: 118289, bytesSaved: 60133, references: 108, requestsBefore: 43, requestsAfter: 41, warnings: 0 },
-    pages: [], assets: [], referencesByKind: {}, referencesByStatus: {}, references: [], warnings: [],
-    written: { written: 3, copied: 40, removed: 0 },
+    totals: { files: 46, pages: 1, stylesheets: 0, assets: 45, bytesIn: 178422, bytesOut: 182711, bytesSaved: -4289, references: 108, requestsBefore: 43, requestsAfter: 41, pageBytesBefore: 170496, pageBytesAfter: 110360, errors: 0, warnings: 0, info: 0 },
+    outputFiles: {
+      loaded: { files: 44, bytes: 111360 },
+      notLoaded: { files: 2, bytes: 71351, paths: ['images/anim/banner.gif', 'images/news/feature.gif'] },
+      configs: { files: 2, bytes: 2400, paths: ['pagediet-configs/_headers', 'pagediet-configs/nginx.conf'] },
+    },
+    pages: [{ path: 'index.html', charset: 'windows-1252', bytes: 42252, references: 108, requestsBefore: 43, requestsAfter: 41, loadBytesBefore: 170496, loadBytesAfter: 110360 }],
+    assets: [], referencesByKind: {}, referencesByStatus: {}, referencesListed: 'all', references: [], warnings: [], artifacts: [],
+    written: { written: 3, copied: 40, removed: 0 }, work: { jobs: 0, cacheHits: 0, passesReplayed: 0 },
     passes: passes.map((p) => ({ name: 'x', description: 'x', files: [], bytesBefore: 0, bytesAfter: 0, referencesRewritten: 0, requestsRemoved: 0, decisions: [], ms: 1, ...p })),
   };
 }
@@ -36,43 +43,109 @@ function fakeReport({ site = '/sites/a', page = '/index.html', requests = 3, typ
     measured: { status: { 200: requests }, bodyBytes: 4000, headerBytes: 600, connections: 1 }, timeline,
   };
   const change = (/** @type {number} */ n) => ({ before: n, after: n, saved: 0, percent: 0 });
+  const savings = [{ page, protocol: run.protocol, network: run.network, visit: run.visit, requests: change(requests), packets: change(10), wireBytes: change(5000), seconds: change(0.5) }];
   return {
+    baseline: /** @type {const} */ ('gzip'),
     before: { site, runs: [run], files: { [type]: { files: 1, bytes: 100, served: 100 } } },
     after: { site: `${site}-after`, runs: [run], files: { [type]: { files: 1, bytes: 90, served: 50 } } },
-    savings: [{ page, protocol: run.protocol, network: run.network, visit: run.visit, requests: change(requests), packets: change(10), wireBytes: change(5000), seconds: change(0.5) }],
+    savings,
+    headline: headline(savings, 1, 1, 'gzip'),
   };
 }
+
+/** The report without its one script, the filter boxes' (src/report/html-filter.js). @param {string} html */
+const withoutFilter = (html) => html.replace(`<script>${FILTER_SCRIPT}</script>`, '');
 
 describe('HTML report, without a browser', () => {
   it('escapes every string that comes from files and URLs', () => {
     expect(escapeHtml(`a<b>&"c'`)).toBe('a&lt;b&gt;&amp;&quot;c&#39;');
     const report = fakeReport({ site: '/sites/<script>alert(1)</script>&co', page: '/a&b<script>.html', type: 'text/<x>&' });
-    const html = renderHtmlReport(report, buildSummary([{ name: 'p<&>', description: '<b>bold</b>', decisions: [{ file: EVIL, action: 'kept', reason: 'score < 1 & "close"', score: 0.5 }] }]));
-    expect(html).not.toMatch(/<script/i);
+    const build = buildSummary([{ name: 'p<&>', description: '<b>bold</b>', decisions: [{ file: EVIL, action: 'kept', reason: 'score < 1 & "close"', score: 0.5 }] }]);
+    build.warnings = [{ file: EVIL, code: 'x<y>', severity: 'warning', message: '<img src=x onerror=alert(1)>' }];
+    build.outputFiles.notLoaded.paths = [EVIL];
+    const html = renderHtmlReport(report, build);
+    // Two members to filter: the filter's script is in, and it is the only one.
+    expect(html).toContain(FILTER_SCRIPT);
+    expect(withoutFilter(html)).not.toMatch(/<script|<img/i);
     expect(html).not.toContain('<b>bold');
     expect(html).not.toContain('text/<x>');
     expect(html).toContain('/sites/&lt;script&gt;alert(1)&lt;/script&gt;&amp;co');
     expect(html).toContain('/a&amp;b&lt;script&gt;.html');
     expect(html).toContain(escapeHtml(EVIL));
     expect(html).toContain('score &lt; 1 &amp; &quot;close&quot;');
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('<code>x&lt;y&gt;</code>');
   });
 
-  it('is deterministic and self-contained: no scripts, no URLs, no dates', () => {
+  it('is deterministic and self-contained: no URLs, no dates, no script but the filter\'s', () => {
     const report = fakeReport();
     const html = renderHtmlReport(report);
     expect(renderHtmlReport(structuredClone(report))).toBe(html);
+    // One page and no build: nothing long to filter, so no script at all.
     expect(html).not.toMatch(/https?:|\/\/[a-z]|url\(|@import|<script|<link|<img|<iframe/i);
     expect(html).not.toMatch(/20\d\d-\d\d-\d\d/);
-    expect(html).toContain('No build: this report compares two directories');
-    expect(renderHtmlReport(report, buildSummary([{ name: 'css' }]))).toContain('No pass decisions.');
-    expect(renderHtmlReport(report, buildSummary([]))).toContain('No passes ran.');
+    // The filter's script fetches nothing either.
+    expect(FILTER_SCRIPT).not.toMatch(/https?:|\/\/[a-z]|url\(|@import|fetch|XMLHttpRequest|import\(|src/i);
+    const built = renderHtmlReport(report, buildSummary([{ name: 'css', decisions: [{ file: 'a.css', action: 'kept', reason: 'r' }, { file: 'b.css', action: 'kept', reason: 'r' }] }]));
+    expect(renderHtmlReport(report, structuredClone(buildSummary([{ name: 'css', decisions: [{ file: 'a.css', action: 'kept', reason: 'r' }, { file: 'b.css', action: 'kept', reason: 'r' }] }])))).toBe(built);
+    expect(withoutFilter(built)).not.toMatch(/https?:|\/\/[a-z]|url\(|@import|<script|<link|<img|<iframe/i);
+    expect(built.match(/<script>/g)).toHaveLength(1);
+  });
+
+  it('leaves out what a report without a build cannot know', () => {
+    const html = renderHtmlReport(fakeReport());
+    // pagediet report: no pass decisions, no messages, no output on disk, and no word of them.
+    for (const gone of ['id="decisions"', 'id="disk"', 'id="passes"', 'Pass decisions', 'Messages', 'Not loaded by any page', 'Server configs', '#decisions']) expect(html).not.toContain(gone);
+    expect(html).toContain('<h2 id="headline-h">What visitors load</h2>');
+    expect(html).not.toContain('Served bytes of the whole site');
+    expect(renderHtmlReport(fakeReport(), buildSummary([{ name: 'css' }]))).toContain('No pass decisions.');
+    expect(renderHtmlReport(fakeReport(), buildSummary([]))).toContain('No passes ran.');
+  });
+
+  it('says how both sides were served', () => {
+    const gzip = renderHtmlReport(fakeReport());
+    expect(gzip).toContain('<p class="lede" data-baseline="gzip">1 page, each with everything it loads, over HTTP/2. Both sides served as ordinary servers serve them (baseline gzip): their own precompressed files, else gzip level 6 on the fly.</p>');
+    const raw = fakeReport();
+    raw.baseline = 'raw';
+    raw.headline.baseline = 'raw';
+    expect(renderHtmlReport(raw)).toContain('<p class="lede" data-baseline="raw">1 page, each with everything it loads, over HTTP/2. Both sides served without compression on the fly (baseline raw).</p>');
   });
 
   it(`draws at most ${WATERFALL_ROWS} rows of a waterfall and says so`, () => {
     const html = renderHtmlReport(fakeReport({ requests: 1000 }));
     expect(html.match(/<rect class="req /g)).toHaveLength(2 * WATERFALL_ROWS);
     expect(html).toContain(`showing the first ${WATERFALL_ROWS} of 1,000 requests`);
+    expect(html.match(/<text class="rowno"/g)).toHaveLength(2 * WATERFALL_ROWS / 5);
     expect(html.length).toBeLessThan(200_000);
+  });
+
+  it(`draws a saving green, a loss of ${WORSE_PERCENT}% or more red, and a smaller one grey`, () => {
+    const report = fakeReport();
+    const c = report.savings[0];
+    const html = (/** @type {number} */ after) => {
+      c.wireBytes = { before: 100000, after, saved: 100000 - after, percent: Math.round(((100000 - after) / 100000) * 1000) / 10 };
+      report.headline = headline(report.savings, 1, 1, 'gzip');
+      return renderHtmlReport(report);
+    };
+    const shown = (/** @type {string} */ h) => h.match(/<div data-metric="wireBytes">.*?<\/div>/)?.[0].replace(/^.*<dd>(.*)<\/dd><\/div>$/, '$1');
+    expect(shown(html(60000))).toBe('<span class="good">−40,000 B (−40.0%)</span>');
+    expect(shown(html(100500))).toBe('<span class="same">+500 B (+0.5%)</span>');
+    expect(shown(html(101000))).toBe('<span class="bad">+1,000 B (+1.0%)</span>');
+    expect(shown(html(100000))).toBe('<span class="same">no change</span>');
+  });
+
+  it('lists paths under the folder they share', () => {
+    expect(commonFolder([])).toBe('');
+    expect(commonFolder(['README.md', 'images/a.gif'])).toBe('');
+    expect(commonFolder(['images/a/b.gif', 'images/a/c.gif', 'images/b.gif'])).toBe('images/');
+    expect(commonFolder(['pagediet-configs/_headers', 'pagediet-configs/nginx.conf'])).toBe('pagediet-configs/');
+    expect(commonFolder(['/srv/out-configs/_headers', '/srv/out-configs/nginx/site.conf'])).toBe('/srv/out-configs/');
+    expect(commonFolder(['/srv/ab/x', '/srv/ac/y'])).toBe('/srv/');
+    expect(commonFolder(['a/b'])).toBe('');
+    expect(commonFolder(['/srv/out-configs/_headers'])).toBe('/srv/out-configs/');
+    const build = buildSummary([]);
+    build.outputFiles.configs.paths = ['/srv/out-configs/_headers', '/srv/out-configs/nginx.conf'];
+    expect(renderHtmlReport(fakeReport(), build)).toContain('<p class="folder small">in <code>/srv/out-configs/</code></p><details class="paths"><summary><code>_headers</code>, <code>nginx.conf</code> <span class="all">all 2</span></summary><ul><li><code>_headers</code></li><li><code>nginx.conf</code></li></ul></details>');
   });
 
   it('picks round axis ticks', () => {
@@ -148,30 +221,31 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
     expect(report.after.files['text/html'].served).toBeLessThan(report.after.files['text/html'].bytes);
   });
 
-  chromiumTest('opens from disk with no network, no errors and no scripts', async () => {
+  chromiumTest('opens from disk with no network, no errors and no script but the filter\'s', async () => {
     const { page, blocked, requests, errors } = await opened();
     expect(blocked).toEqual([]);
     expect(requests.length).toBeGreaterThan(0);
     expect(requests.every((u) => u.startsWith('file:'))).toBe(true);
     expect(errors).toEqual([]);
     expect(await page.title()).toBe('pagediet report');
-    expect(await page.evaluate(() => document.scripts.length)).toBe(0);
-    // The hostile file name is text in the decisions table, not markup.
-    expect(await page.locator('#table-decisions').textContent()).toContain(EVIL);
+    // One script, inline: the filter's.
+    expect(await page.evaluate(() => [...document.scripts].map((s) => [s.src, s.textContent]))).toEqual([['', FILTER_SCRIPT]]);
+    // The hostile file name is text in the decisions, not markup.
+    expect(await page.locator('#decisions details[data-kind="kept"] li').textContent()).toBe(`${EVIL}: a photograph (score 0.125)`);
   });
 
   chromiumTest('draws every chart with a size and an accessible name', async () => {
     const { page } = await opened();
-    const charts = await page.$$eval('svg.chart', (svgs) => svgs.map((s) => {
+    const charts = await page.$$eval('.chart', (els) => els.map((s) => {
       const r = s.getBoundingClientRect();
       const label = s.getAttribute('aria-labelledby');
-      return { id: s.id, width: r.width, height: r.height, role: s.getAttribute('role'), title: label ? document.getElementById(label)?.textContent ?? '' : '' };
+      return { id: s.id, width: r.width, height: r.height, role: s.getAttribute('role'), title: label ? document.getElementById(label)?.textContent ?? '' : s.getAttribute('aria-label') ?? '' };
     }));
     // By type, by pass, load time on two networks, and before and after for four protocols.
     expect(charts.map((c) => c.id)).toEqual(['chart-types', 'chart-passes', 'chart-time-0', 'chart-time-1', ...[0, 1, 2, 3].flatMap((i) => [`wf-${i}-before`, `wf-${i}-after`])]);
     for (const c of charts) {
       expect(c.width, c.id).toBeGreaterThan(300);
-      expect(c.height, c.id).toBeGreaterThan(50);
+      expect(c.height, c.id).toBeGreaterThan(c.id.startsWith('wf-') ? 50 : 30);
       expect(c.role).toBe('img');
       expect(c.title.length, c.id).toBeGreaterThan(10);
     }
@@ -202,29 +276,59 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
 
   chromiumTest('shows the numbers of the ReportData', async () => {
     const { page } = await opened();
-    for (const network of ['wan-1997', 'slow-4g']) {
-      const c = saving('h2', network);
-      const card = page.locator(`.card[data-network="${network}"]`);
-      expect(await card.locator('[data-metric="wireBytes"] data.before').textContent()).toBe(int.format(c.wireBytes.before));
-      expect(await card.locator('[data-metric="wireBytes"] data.after').textContent()).toBe(int.format(c.wireBytes.after));
+    // What visitors load: each visit summed over the pages (one here) over HTTP/2.
+    expect(report.headline.protocol).toBe('h2');
+    for (const visit of /** @type {const} */ (['first', 'revalidate'])) {
+      const totals = report.headline.visits[visit];
+      if (!totals) throw new Error(`no ${visit} visit`);
+      const card = page.locator(`.visit[data-visit="${visit}"]`);
+      expect(await card.locator('h3').textContent()).toMatch(visit === 'first' ? /^First visit / : /^Repeat visit /);
+      expect(await card.locator('[data-metric="wireBytes"] data.before').textContent()).toBe(int.format(totals.wireBytes.before));
+      expect(await card.locator('[data-metric="wireBytes"] data.after').textContent()).toBe(int.format(totals.wireBytes.after));
       expect(await card.locator('[data-metric="requests"] dd.big').textContent()).toBe('43 → 41');
-      expect(await card.locator('[data-metric="seconds"] data.before').textContent()).toBe(c.seconds.before.toFixed(2));
-      expect(await card.locator('[data-protocol="http1.0"]').textContent()).toBe(`HTTP/1.0: ${saving('http1.0', network).seconds.saved.toFixed(2)} s saved`);
+      expect(await card.locator('[data-metric="requests"] dd:not(.big)').textContent()).toBe('−2 (−4.7%)');
+      for (const network of ['wan-1997', 'slow-4g']) {
+        const c = totals.seconds[network];
+        const cells = await card.locator(`table.times tr[data-network="${network}"] td`).allTextContents();
+        expect(cells.slice(0, 2)).toEqual([c.before.toFixed(2), c.after.toFixed(2)]);
+        expect(c).toEqual(saving('h2', network, visit).seconds);
+      }
     }
     const gif = page.locator('#table-types tbody tr', { hasText: 'image/gif' });
     expect(await gif.locator('td').allTextContents()).toEqual(expect.arrayContaining([
       int.format(report.before.files['image/gif'].served), int.format(report.after.files['image/gif'].served),
     ]));
-    const row = await page.locator('table.savings tr[data-network="slow-4g"][data-protocol="pipelined"][data-visit="revalidate"] td').allTextContents();
+    // Totals by network and strategy: of one page, that page's comparison.
+    const row = await page.locator('table.totals tr[data-network="slow-4g"][data-protocol="pipelined"][data-visit="revalidate"] td').allTextContents();
     const c = saving('pipelined', 'slow-4g', 'revalidate');
     expect(row.slice(1, 7)).toEqual([c.requests.before, c.requests.after, c.packets.before, c.packets.after, c.wireBytes.before, c.wireBytes.after].map((n) => int.format(n)));
+    expect(row.slice(8, 10)).toEqual([c.seconds.before.toFixed(3), c.seconds.after.toFixed(3)]);
+    // Every run, before above after.
+    for (const side of /** @type {const} */ (['before', 'after'])) {
+      const run = report[side].runs.find((r) => r.protocol === 'http1.1' && r.network === 'wan-1997' && r.visit === 'first');
+      if (!run) throw new Error('no run');
+      const cells = await page.locator(`table.runs tbody[data-visit="first"][data-network="wan-1997"] tr.${side}`, { hasText: `HTTP/1.1, ${side}` }).locator('td').allTextContents();
+      expect(cells).toEqual([int.format(run.requests), int.format(run.connections), int.format(run.packets), int.format(run.wireBytes), int.format(run.payloadBytes), run.overheadPercent.toFixed(1), int.format(run.retransmissions), run.seconds.toFixed(3)]);
+    }
+    expect(await page.locator('table.runs tbody tr:not(.group-head)').count()).toBe(report.before.runs.length + report.after.runs.length);
     // Every machine-readable number reads the same as the text beside it.
     const data = await page.$$eval('data', (els) => els.map((e) => [e.getAttribute('value'), e.textContent]));
-    expect(data.length).toBeGreaterThan(300);
+    expect(data.length).toBeGreaterThan(150);
     for (const [value, text] of data) {
       const decimals = (text?.split('.')[1] ?? '').length;
       expect(Math.abs(Number(text?.replace(/,/g, '')) - Number(value)), `${value} shown as ${text}`).toBeLessThanOrEqual(0.5 * 10 ** -decimals + 1e-9);
     }
+  });
+
+  chromiumTest('groups the decisions and lists every one', async () => {
+    const { page } = await opened();
+    const groups = await page.$$eval('#decisions details.group', (els) => els.map((d) => ({ kind: d.getAttribute('data-kind'), summary: d.querySelector('summary')?.textContent, items: [...d.querySelectorAll('li')].map((li) => li.textContent) })));
+    expect(groups).toEqual([
+      { kind: 'changed', summary: 'changed 1 (images/anim/banner.gif)', items: ['images/anim/banner.gif: text on a flat background (score 0.97)'] },
+      { kind: 'kept', summary: `kept 1: a photograph (${EVIL})`, items: [`${EVIL}: a photograph (score 0.125)`] },
+    ]);
+    expect(await page.locator('#decisions .groups[data-pass="precompress"]').count()).toBe(0);
+    expect(await page.locator('#decisions p.counts').textContent()).toBe('0 errors, 0 warnings, 0 information.');
   });
 
   chromiumTest('renders a full-page screenshot with colour', async () => {
