@@ -12,10 +12,12 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const outDir = path.join(root, 'types-dist');
+const finalDir = path.join(root, 'types-dist');
+// Written beside, then swapped in by renames: a reader (a test, an editor) never sees half a folder.
+const outDir = `${finalDir}.${process.pid}.tmp`;
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 await fs.rm(outDir, { recursive: true, force: true });
-execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.types.json')], { stdio: 'inherit' });
+execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.types.json'), '--outDir', outDir], { stdio: 'inherit' });
 const REFERENCE = '/// <reference types="node" />\n';
 const files = (await fs.readdir(outDir, { recursive: true })).filter((f) => f.endsWith('.d.ts'));
 let referenced = 0;
@@ -26,4 +28,8 @@ for (const file of files) {
   await fs.writeFile(full, REFERENCE + text);
   referenced++;
 }
+const old = `${finalDir}.${process.pid}.old`;
+await fs.rename(finalDir, old).catch(() => {});
+await fs.rename(outDir, finalDir);
+await fs.rm(old, { recursive: true, force: true });
 console.log(`wrote types-dist/ (${files.length} declaration files, ${referenced} with Node's types)`);

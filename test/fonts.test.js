@@ -190,7 +190,7 @@ describe('fonts: a WOFF2 first in src', () => {
 
   it('warns once about a file that is not a font, leaves it as it is and never points a WOFF2 at it', async () => {
     expect(summary.warnings.filter((w) => w.code.startsWith('font'))).toEqual([
-      { file: 'fonts/error-page.woff', code: 'font-not-a-font', message: 'fonts: not a font (starts with "<!DOCTYPE html>"): left as it is, no WOFF2 made from it' },
+      { file: 'fonts/error-page.woff', code: 'font-not-a-font', severity: 'warning', message: 'fonts: not a font (starts with "<!DOCTYPE html>"): left as it is, no WOFF2 made from it' },
     ]);
     expect((await read(out, 'fonts/error-page.woff')).toString('utf8')).toBe(ERROR_PAGE);
     expect((await read(out, 'css/site.css')).toString('utf8')).toContain('@font-face { font-family: Broken; src: url(../fonts/error-page.woff) format("woff"); }');

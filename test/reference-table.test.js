@@ -82,7 +82,7 @@ describe('summary references', () => {
     expect(largeSummary.referencesByStatus).toEqual({ missing: 1, ok: SUMMARY_REFERENCE_LIMIT });
     expect(largeSummary.referencesListed).toBe('unresolved');
     expect(largeSummary.references).toEqual([{ source: 'index.html', kind: 'img', url: 'gone.gif', start: SUMMARY_REFERENCE_LIMIT * 15 + 9, end: SUMMARY_REFERENCE_LIMIT * 15 + 17, status: 'missing' }]);
-    expect(largeSummary.warnings.filter((w) => w.code.startsWith('reference-') || w.code === 'links-missing')).toEqual([{ file: 'index.html', code: 'reference-missing', message: 'img "gone.gif" points at a file that does not exist' }]);
+    expect(largeSummary.warnings.filter((w) => w.code.startsWith('reference-') || w.code === 'links-missing')).toEqual([{ file: 'index.html', code: 'reference-missing', severity: 'warning', message: 'img "gone.gif" points at a file that does not exist' }]);
 
     // More unresolved references than the limit: the first ones are listed; the warning counts them all.
     const links = await writeTree(await tempDir(), { 'index.html': '<a href=gone.html>x</a>'.repeat(SUMMARY_REFERENCE_LIMIT + 1) });
@@ -91,6 +91,6 @@ describe('summary references', () => {
     expect(linksSummary.referencesListed).toBe('unresolved');
     expect(linksSummary.references).toHaveLength(SUMMARY_REFERENCE_LIMIT);
     expect(linksSummary.references[SUMMARY_REFERENCE_LIMIT - 1]).toEqual({ source: 'index.html', kind: 'anchor', url: 'gone.html', start: (SUMMARY_REFERENCE_LIMIT - 1) * 23 + 8, end: (SUMMARY_REFERENCE_LIMIT - 1) * 23 + 17, status: 'missing' });
-    expect(linksSummary.warnings).toEqual([{ file: '', code: 'links-missing', message: `${SUMMARY_REFERENCE_LIMIT + 1} links in 1 page point at files not in the site (see references with status "missing")` }]);
+    expect(linksSummary.warnings).toEqual([{ file: '', code: 'links-missing', severity: 'info', message: `${SUMMARY_REFERENCE_LIMIT + 1} links in 1 page point at files not in the site (see references with status "missing")` }]);
   }, 120_000);
 });

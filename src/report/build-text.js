@@ -6,7 +6,7 @@
  * and every decision, and --json and the HTML report have everything.
  */
 import path from 'node:path';
-import { formatHeadline, MIN_COLUMNS } from './table.js';
+import { formatHeadline, MIN_COLUMNS, wrapWords } from './table.js';
 import { countBySeverity, groupDecisions, groupMessages } from './groups.js';
 
 const number = new Intl.NumberFormat('en-US');
@@ -99,7 +99,7 @@ export function formatBuildSummary(s, options = {}) {
   const counts = countBySeverity(s.warnings);
   const messageGroups = groupMessages(s.warnings).filter((g) => options.verbose || g.severity !== 'info');
   const tail = [`Messages       ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${number.format(counts.info)} information${counts.info && !options.verbose ? ' (--verbose lists them)' : ''}`];
-  const messageLines = messageGroups.map((g) => groupLines(options.verbose ? `  ${g.severity} ${number.format(g.members.length)} ${g.code}: ${g.about}` : `  ${g.severity} ${number.format(g.members.length)}: ${g.about}`, g.members.map((m) => ({ name: m.file, text: m.message })), width, options.verbose));
+  const messageLines = messageGroups.map((g) => groupLines(options.verbose ? `  ${g.severity} ${number.format(g.members.length)} ${g.code}: ${g.about}` : `  ${g.severity} ${number.format(g.members.length)}: ${g.about}`, g.members.map((m) => ({ name: m.file, text: m.message })), width, options.verbose, true));
 
   const fixed = head.length + 1 + passes.reduce((n, p) => n + 1 + p.metrics.length, 0) + (idle.length ? 1 : 0) + (s.passes.length ? 0 : 1) + tail.length;
   let budget = options.verbose ? Infinity : Math.max(0, SUMMARY_LINES - fixed);
@@ -158,15 +158,18 @@ function metricTotals(metrics) {
  * @param {{ name: string, text: string }[]} members the file each is about ('' for the whole site), and what it says
  * @param {number} width the columns the line may take
  * @param {boolean} [verbose]
+ * @param {boolean} [whole] a lone member is shown whole, on lines of its own when it does not fit (a warning that
+ *   says what to do must reach the user)
  * @returns {string[]}
  */
-function groupLines(label, members, width, verbose) {
+function groupLines(label, members, width, verbose, whole = false) {
   /** @param {{ name: string, text: string }} m */
-  const whole = (m) => (m.name ? `${m.name}: ${m.text}` : m.text);
-  if (verbose) return [label, ...members.map((m) => `    ${whole(m)}`)];
+  const entire = (m) => (m.name ? `${m.name}: ${m.text}` : m.text);
+  if (verbose) return [label, ...members.map((m) => `    ${entire(m)}`)];
   // One member says more than its group when its text is more than the label: shown whole when it fits.
-  const only = members.length === 1 && !label.endsWith(members[0].text) ? `${label} (${whole(members[0])})` : null;
-  if (only && only.length <= width) return [only];
+  const lone = members.length === 1 && !label.endsWith(members[0].text) ? members[0] : null;
+  if (lone && `${label} (${entire(lone)})`.length <= width) return [`${label} (${entire(lone)})`];
+  if (lone && whole) return [label, ...wrapWords(entire(lone).split(' '), '    ', width)];
   const names = [...new Set(members.map((m) => m.name).filter(Boolean))];
   // As many of three examples as the line holds.
   for (let n = Math.min(EXAMPLES, names.length); n > 0; n--) {

@@ -148,14 +148,24 @@ export function formatHeadline(headline, width) {
  * @param {number} width
  */
 export function wrap(items, indent, width) {
+  return wrapWords(items.map((item, i) => (i < items.length - 1 ? `${item},` : item)), indent, width);
+}
+
+/**
+ * Words joined with spaces into lines of at most `width` columns after
+ * `indent` (a word longer than a line stays whole).
+ * @param {string[]} words
+ * @param {string} indent
+ * @param {number} width
+ */
+export function wrapWords(words, indent, width) {
   const lines = [];
   let line = '';
-  for (const [i, item] of items.entries()) {
-    const piece = i < items.length - 1 ? `${item},` : item;
-    if (line && indent.length + line.length + 1 + piece.length > width) {
+  for (const word of words) {
+    if (line && indent.length + line.length + 1 + word.length > width) {
       lines.push(indent + line);
-      line = piece;
-    } else line = line ? `${line} ${piece}` : piece;
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
   }
   if (line) lines.push(indent + line);
   return lines;
