@@ -17,8 +17,8 @@ import { tempDir } from './helpers/tmp.js';
 
 const FIXTURES = ['microscape', 'ricochet', 'h2-sample', 'gifs', 'markup', 'bad'];
 const OPTIONS = { cache: false, gzipIterations: 1 };
-/** Where a build writes the server configs. */
-const CONFIGS = 'pagediet-configs';
+/** Where a build writes the server configs: beside its output. @param {string} out */
+const configsOf = (out) => `${out}-configs`;
 
 /**
  * Files known to change when an output is built again, with the reason. A test
@@ -32,9 +32,10 @@ const KNOWN_NOT_IDEMPOTENT = {
 /**
  * Every file under a directory: its SHA-256 and modification time.
  * @param {string} root
+ * @param {{ times?: boolean }} [options] times: false for the server configs, written at build time
  * @returns {Promise<Map<string, { sha256: string, mtimeMs?: number }>>}
  */
-async function snapshot(root) {
+async function snapshot(root, { times = true } = {}) {
   const out = new Map();
   for (const entry of await fs.readdir(root, { withFileTypes: true, recursive: true })) {
     if (!entry.isFile()) continue;
@@ -42,8 +43,8 @@ async function snapshot(root) {
     const name = path.relative(root, abs).split(path.sep).join('/');
     if (name === MARKER) continue;
     const sha256 = crypto.createHash('sha256').update(await fs.readFile(abs)).digest('hex');
-    // Site files carry their input's time (or the newest input's); the server configs are written at build time.
-    out.set(name, name.startsWith(`${CONFIGS}/`) ? { sha256 } : { sha256, mtimeMs: Math.round((await fs.stat(abs)).mtimeMs) });
+    // Site files carry their input's time (or the newest input's).
+    out.set(name, times ? { sha256, mtimeMs: Math.round((await fs.stat(abs)).mtimeMs) } : { sha256 });
   }
   return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
 }
@@ -61,11 +62,15 @@ describe('determinism and idempotence', () => {
       const out = path.join(base, 'out');
       const first = await build({ input, output: out, threads: 1, ...OPTIONS });
       const one = await snapshot(out);
+      const oneConfigs = await snapshot(configsOf(out), { times: false });
+      expect(oneConfigs.size).toBeGreaterThan(0);
       const oneMarker = await markerFiles(out);
       await fs.rm(out, { recursive: true });
+      await fs.rm(configsOf(out), { recursive: true });
       const second = await build({ input, output: out, threads: 2, ...OPTIONS });
       const two = await snapshot(out);
       expect(two).toEqual(one);
+      expect(await snapshot(configsOf(out), { times: false })).toEqual(oneConfigs);
       expect(await markerFiles(out)).toEqual(oneMarker);
       // The same decisions, warnings and figures (only the timings differ).
       const strip = (/** @type {import('../src/summary.js').BuildSummary} */ s) => ({ ...s, ms: 0, passes: s.passes.map((p) => ({ ...p, ms: 0 })) });
