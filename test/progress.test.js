@@ -200,7 +200,8 @@ describe('progress', () => {
     const env = { ...process.env };
     delete env.CI;
     const quote = (/** @type {string} */ s) => `'${s.replaceAll("'", "'\\''")}'`;
-    const command = `stty cols 200; ${[...cli, '--out', path.join(out, 'pty')].map(quote).join(' ')}`;
+    // No cache for the terminal's run: a pass replayed from an earlier build draws no bar.
+    const command = `stty cols 200; ${[...cli, '--no-cache', '--out', path.join(out, 'pty')].map(quote).join(' ')}`;
     const onPty = await run('script', ['-qfec', command, '/dev/null'], { env, cwd: ROOT, maxBuffer: 1 << 24 });
     expect(onPty.stdout).toMatch(/\r\x1b\[Kpagediet gif-to-png [█░]{20} \d+\/\d+ images\//);
     expect(onPty.stdout).toMatch(/\r\x1b\[Kpagediet gif-to-png █{20} (\d+)\/\1 /);

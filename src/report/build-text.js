@@ -166,10 +166,12 @@ function groupLines(label, members, width, verbose, whole = false) {
   /** @param {{ name: string, text: string }} m */
   const entire = (m) => (m.name ? `${m.name}: ${m.text}` : m.text);
   if (verbose) return [label, ...members.map((m) => `    ${entire(m)}`)];
-  // One member says more than its group when its text is more than the label: shown whole when it fits.
-  const lone = members.length === 1 && !label.endsWith(members[0].text) ? members[0] : null;
-  if (lone && `${label} (${entire(lone)})`.length <= width) return [`${label} (${entire(lone)})`];
-  if (lone && whole) return [label, ...wrapWords(entire(lone).split(' '), '    ', width)];
+  // A lone member shows what it says beyond the label (its figures), when it says more.
+  const lone = members.length === 1 ? members[0] : null;
+  const rest = lone ? beyond(label, lone.text) : '';
+  const shown = lone && rest ? (lone.name ? `${lone.name}: ${rest}` : rest) : '';
+  if (shown && `${label} (${shown})`.length <= width) return [`${label} (${shown})`];
+  if (shown && whole) return [label, ...wrapWords(shown.split(' '), '    ', width)];
   const names = [...new Set(members.map((m) => m.name).filter(Boolean))];
   // As many of three examples as the line holds.
   for (let n = Math.min(EXAMPLES, names.length); n > 0; n--) {
@@ -177,6 +179,22 @@ function groupLines(label, members, width, verbose, whole = false) {
     if (line.length <= width) return [line];
   }
   return [label];
+}
+
+/**
+ * What a text says beyond the end of a label it starts with ("larger than 32
+ * KB (40708 B)" beyond "kept 1: larger than 32 KB" is "40708 B"); the whole
+ * text when it does not start so.
+ * @param {string} label
+ * @param {string} text
+ */
+function beyond(label, text) {
+  // The label's own words: a prefix of whole words, longer than a word or two, that ends the label.
+  for (let k = text.length; k > 8; k--) {
+    if (k < text.length && !/[\s(:;,]/.test(text[k])) continue;
+    if (label.endsWith(text.slice(0, k))) return text.slice(k).trim().replace(/^[:;,]\s*/, '').replace(/^\((.*)\)$/, '$1');
+  }
+  return text;
 }
 
 /**
