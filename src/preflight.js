@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { locate } from './loader/files.js';
 import { NETWORKS } from './loader/networks.js';
 import { isHtmlPath } from './site/mime.js';
 
@@ -97,28 +98,20 @@ export function networkNames() {
 }
 
 /**
- * The pages (URL paths, as `load` takes them) that are no page of a site.
+ * The pages (URL paths, as `load` takes them) that are no page of a site:
+ * those the loader's server (`locate`, src/loader/files.js) would not answer
+ * with an HTML file, a folder's index followed.
  * @param {string} root
  * @param {readonly string[]} pages
  * @returns {Promise<string[]>}
  */
 export async function missingPages(root, pages) {
+  const real = await fs.realpath(root);
   const missing = [];
   for (const page of pages) {
-    let relative;
-    try {
-      relative = decodeURIComponent(page.replace(/[?#].*$/, '')).replace(/^\/+/, '');
-    } catch {
-      missing.push(page);
-      continue;
-    }
-    const file = path.resolve(root, relative);
-    const inside = file === path.resolve(root) || file.startsWith(`${path.resolve(root)}${path.sep}`);
-    const stat = inside ? await fs.stat(file).catch(() => null) : null;
-    const found = stat?.isDirectory()
-      ? (await fs.stat(path.join(file, 'index.html')).catch(() => null)) ?? (await fs.stat(path.join(file, 'index.htm')).catch(() => null))
-      : stat?.isFile() && isHtmlPath(relative) ? stat : null;
-    if (!found) missing.push(page);
+    let found = await locate(real, page, 'text/html');
+    if ('redirect' in found) found = await locate(real, found.redirect, 'text/html');
+    if (!('file' in found) || !isHtmlPath(found.file.path)) missing.push(page);
   }
   return missing;
 }

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { bytesPerPage, requestsPerPage } from './requests.js';
 import { REFERENCE_KINDS } from './site/reference-kinds.js';
 import { messageCode } from './messages.js';
+import { SIDECAR_EXTENSIONS } from './compress/encodings.js';
 
 /**
  * Up to this many references, the summary lists every one; a larger site's
@@ -181,7 +182,8 @@ function referenceWarnings(warned, links) {
 function outputFiles(site, loaded) {
   const result = { loaded: { files: 0, bytes: 0 }, notLoaded: { files: 0, bytes: 0, paths: /** @type {string[]} */ ([]) }, configs: { files: 0, bytes: 0, paths: /** @type {string[]} */ ([]) } };
   for (const file of site.files.values()) {
-    const sidecarOf = /\.(?:br|gz|zst)$/.test(file.path) ? file.path.replace(/\.[^.]+$/, '') : null;
+    const extension = Object.values(SIDECAR_EXTENSIONS).find((ext) => file.path.endsWith(ext));
+    const sidecarOf = extension ? file.path.slice(0, -extension.length) : null;
     const isLoaded = loaded.has(file.path) || (sidecarOf !== null && site.files.has(sidecarOf) && loaded.has(sidecarOf));
     const into = isLoaded ? result.loaded : result.notLoaded;
     into.files++;

@@ -17,7 +17,7 @@ import { caddyFingerprintExpression } from '../src/configs/caddy.js';
 import { FINGERPRINT_PATTERN, IMMUTABLE, REVALIDATE, SHORT, cachePolicy, fingerprintRules, isFingerprinted } from '../src/configs/shared.js';
 import { MARKER } from '../src/output.js';
 import { VERSION } from '../src/summary.js';
-import { freePort, startServer, unavailable } from './helpers/servers.js';
+import { freePort, nginxMainConf, startServer, unavailable } from './helpers/servers.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 import { needed } from './helpers/needed.js';
 
@@ -406,24 +406,8 @@ describe('nginx without the brotli module', () => {
   /** @type {import('node:child_process').ChildProcess | undefined} */
   let child;
 
-  /** An nginx.conf as Debian's stock nginx would run it, no load_module; `extra` is included after nginx.conf. */
-  const nginxConf = (/** @type {number} */ port, /** @type {string[]} */ includes) => `user root root;
-worker_processes 1;
-pid ${path.join(work, 'nginx.pid')};
-error_log ${path.join(work, 'error.log')} warn;
-events { worker_connections 64; }
-http {
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-    access_log off;
-    ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((n) => `${n}_temp_path ${path.join(work, n)};`).join('\n    ')}
-    server {
-        listen 127.0.0.1:${port};
-        root "${root}";
-        ${includes.map((f) => `include ${f};`).join('\n        ')}
-    }
-}
-`;
+  /** An nginx.conf as Debian's stock nginx would run it, no load_module. */
+  const nginxConf = (/** @type {number} */ port, /** @type {string[]} */ includes) => nginxMainConf({ work, root, port, includes });
 
   beforeAll(async () => {
     if (reason) return;

@@ -34,7 +34,7 @@ import path from 'node:path';
 import { build } from '../pipeline.js';
 import { MARKER } from '../output.js';
 import { formatBytes } from '../report/build-text.js';
-import { countBySeverity, groupDecisions, groupMessages } from '../report/groups.js';
+import { groupDecisions, groupMessages } from '../report/groups.js';
 
 /**
  * @typedef {object} PagedietPluginOwnOptions The plugin's own options, besides the build's.
@@ -258,7 +258,7 @@ function logLines(s, options = {}) {
   }
   if (shown.length < kept.length) info.push({ level: 'info', text: `pagediet: ${plural(kept.length - shown.length, 'more group')} of files kept or skipped (verbose: true lists every one)` });
 
-  const counts = countBySeverity(s.warnings);
+  const counts = { error: s.totals.errors, warning: s.totals.warnings, info: s.totals.info };
   if (s.warnings.length) {
     info.push({ level: 'info', text: `pagediet: ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${number.format(counts.info)} information${counts.info && !verbose ? ' (verbose: true lists them)' : ''}` });
   }

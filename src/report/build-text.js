@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import { formatHeadline, MIN_COLUMNS, wrapWords } from './table.js';
-import { countBySeverity, groupDecisions, groupMessages } from './groups.js';
+import { groupDecisions, groupMessages } from './groups.js';
 
 const number = new Intl.NumberFormat('en-US');
 
@@ -96,7 +96,7 @@ export function formatBuildSummary(s, options = {}) {
       groups: groups.map((g) => ({ count: g.members.length, lines: groupLines(`${g.action} ${number.format(g.members.length)}: ${g.label}`, g.members.map((d) => ({ name: d.file, text: d.reason })), width - 4, options.verbose) })),
     });
   }
-  const counts = countBySeverity(s.warnings);
+  const counts = { error: t.errors, warning: t.warnings, info: t.info };
   const messageGroups = groupMessages(s.warnings).filter((g) => options.verbose || g.severity !== 'info');
   const tail = [`Messages       ${plural(counts.error, 'error')}, ${plural(counts.warning, 'warning')}, ${number.format(counts.info)} information${counts.info && !options.verbose ? ' (--verbose lists them)' : ''}`];
   const messageLines = messageGroups.map((g) => groupLines(options.verbose ? `  ${g.severity} ${number.format(g.members.length)} ${g.code}: ${g.about}` : `  ${g.severity} ${number.format(g.members.length)}: ${g.about}`, g.members.map((m) => ({ name: m.file, text: m.message })), width, options.verbose, true));

@@ -60,23 +60,11 @@ export function groupMessages(messages) {
   /** @type {Map<string, MessageGroup>} */
   const groups = new Map();
   for (const m of messages) {
-    const severity = m.severity ?? messageCode(m.code).severity;
-    const group = groups.get(m.code) ?? { severity, code: m.code, about: messageCode(m.code).about, members: [] };
+    const group = groups.get(m.code) ?? { severity: m.severity, code: m.code, about: messageCode(m.code).about, members: [] };
     group.members.push(m);
     groups.set(m.code, group);
   }
   return [...groups.values()].sort((a, b) => SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || b.members.length - a.members.length || (a.code < b.code ? -1 : 1));
-}
-
-/**
- * Counts of messages by severity.
- * @param {Warning[]} messages
- * @returns {Record<import('../messages.js').Severity, number>}
- */
-export function countBySeverity(messages) {
-  const counts = { error: 0, warning: 0, info: 0 };
-  for (const m of messages) counts[m.severity ?? messageCode(m.code).severity]++;
-  return counts;
 }
 
 /**

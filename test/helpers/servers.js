@@ -110,17 +110,14 @@ function answers(port) {
 }
 
 /**
- * @typedef {{ root: string, snippet: string, work: string, port: number }} SetupInput
- * @typedef {{ command: string, args: string[], env?: Record<string, string>, afterStop?: () => Promise<void> }} Setup
- * @type {Record<ServerName, (input: SetupInput) => Promise<Setup>>}
+ * An nginx.conf that runs as root from a work folder, serving `root` on
+ * 127.0.0.1:`port` with the given files included in its server block.
+ * @param {{ work: string, root: string, port: number, includes: string[], modules?: string[] }} options
+ *   modules: dynamic modules to load (none: Debian's stock nginx)
  */
-const SETUPS = {
-  async nginx({ root, snippet, work, port }) {
-    const snippetFile = path.join(work, 'pagediet.conf');
-    await fs.writeFile(snippetFile, snippet);
-    const temp = (/** @type {string} */ n) => `${n}_temp_path ${path.join(work, n)};`;
-    await fs.writeFile(path.join(work, 'nginx.conf'), `load_module ${BROTLI_STATIC};
-user root root;
+export function nginxMainConf({ work, root, port, includes, modules = [] }) {
+  const temp = (/** @type {string} */ n) => `${n}_temp_path ${path.join(work, n)};`;
+  return `${modules.map((m) => `load_module ${m};\n`).join('')}user root root;
 worker_processes 1;
 pid ${path.join(work, 'nginx.pid')};
 error_log ${path.join(work, 'error.log')} warn;
@@ -133,10 +130,22 @@ http {
     server {
         listen 127.0.0.1:${port};
         root "${root}";
-        include ${snippetFile};
+        ${includes.map((f) => `include ${f};`).join('\n        ')}
     }
 }
-`);
+`;
+}
+
+/**
+ * @typedef {{ root: string, snippet: string, work: string, port: number }} SetupInput
+ * @typedef {{ command: string, args: string[], env?: Record<string, string>, afterStop?: () => Promise<void> }} Setup
+ * @type {Record<ServerName, (input: SetupInput) => Promise<Setup>>}
+ */
+const SETUPS = {
+  async nginx({ root, snippet, work, port }) {
+    const snippetFile = path.join(work, 'pagediet.conf');
+    await fs.writeFile(snippetFile, snippet);
+    await fs.writeFile(path.join(work, 'nginx.conf'), nginxMainConf({ work, root, port, includes: [snippetFile], modules: [BROTLI_STATIC] }));
     return { command: 'nginx', args: ['-p', work, '-c', path.join(work, 'nginx.conf'), '-g', 'daemon off;'] };
   },
 
