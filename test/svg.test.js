@@ -8,7 +8,7 @@ import { optimize } from 'svgo';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { svgRefusal } from '../src/svg/checks.js';
-import { chromiumMissing, chromiumTest, launchChromium } from './helpers/chromium.js';
+import { chromiumMissing, chromiumTest, launchChromium, settledScreenshot } from './helpers/chromium.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
 /** @param {import('../src/summary.js').BuildSummary} summary */
@@ -185,7 +185,7 @@ describe('svg on a small site', () => {
           await page.goto('http://svg.test/index.html', { waitUntil: 'load' });
           // The image loaded (a broken image on both sides would prove nothing).
           expect(await page.evaluate(() => /** @type {HTMLImageElement} */ (document.querySelector('img')).naturalWidth)).toBe(48);
-          shots.push(await page.screenshot({ fullPage: true, animations: 'disabled' }));
+          shots.push(await settledScreenshot(page));
           await context.close();
         }
         const [before, after] = await Promise.all(shots.map((png) => sharp(png).raw().toBuffer()));

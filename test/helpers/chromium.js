@@ -76,3 +76,23 @@ export async function offlinePage(browser, options = {}) {
   });
   return { context, page, blocked, requests, errors };
 }
+
+/**
+ * A full-page screenshot of a page that has finished drawing: the network
+ * idle, fonts loaded, two frames drawn, and the picture the same twice in a
+ * row. An external `<use>` or an image inside an SVG may still be on its way
+ * when `load` fires; a picture taken then differs between two runs.
+ * @param {import('playwright-core').Page} page
+ * @returns {Promise<Buffer>} PNG
+ */
+export async function settledScreenshot(page) {
+  await page.waitForLoadState('networkidle');
+  await page.evaluate(() => document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))));
+  let shot = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide' });
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const again = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide' });
+    if (again.equals(shot)) return shot;
+    shot = again;
+  }
+  throw new Error('the page kept changing over six screenshots');
+}
