@@ -1,7 +1,8 @@
-// Benchmark: pagediet's precompression (brotli 11 and zopfli 15 iterations,
-// in the worker pool) against the gzipper npm package (--zopfli --brotli,
+// Benchmark: pagediet's precompression (brotli 11, and libdeflate 12 by
+// default or zopfli 15 iterations with --gzip zopfli, in the worker pool)
+// against the gzipper npm package (--zopfli --brotli,
 // its workers) and Debian's `zopfli --i15` and `brotli -q 11` commands, file
-// by file, on the text files of fixtures/microscape and fixtures/h2-sample.
+// by file, and `gzip -9`, on the text files of fixtures/microscape and fixtures/h2-sample.
 // Every tool compresses every text file (no size threshold), so the bytes
 // compare like for like. Times are wall-clock on this machine (2 cores);
 // pagediet's build runs without its cache.
@@ -53,18 +54,18 @@ for (const name of FIXTURES) {
 const original = (await Promise.all(files.map((f) => sizeOf(path.join(input, f))))).reduce((a, b) => a + b, 0);
 console.log(`${files.length} text files, ${original} B (fixtures ${FIXTURES.join(', ')}), node ${process.versions.node}, ${os.availableParallelism()} cores`);
 
-/** @type {{ tool: string, gz: number, br: number, seconds: number }[]} */
+/** @type {{ tool: string, gz: number, br: number | null, seconds: number }[]} */
 const rows = [];
 
-// pagediet: one build, only the precompress pass, every file compressed.
-{
-  const out = path.join(work, 'pagediet');
+// pagediet: one build per gzip encoder, only the precompress pass, every file compressed.
+for (const [gzip, label] of /** @type {const} */ ([['libdeflate', 'pagediet, default (libdeflate 12, brotli 11)'], ['zopfli', 'pagediet --gzip zopfli (zopfli 15, brotli 11)']])) {
+  const out = path.join(work, `pagediet-${gzip}`);
   const t0 = performance.now();
-  await build({ input, output: out, only: ['precompress'], cache: false, configs: false, precompressMinBytes: 0, precompressMinSaving: -1000 });
+  await build({ input, output: out, only: ['precompress'], cache: false, configs: false, gzip, precompressMinBytes: 0, precompressMinSaving: -1000 });
   const seconds = (performance.now() - t0) / 1000;
   const gz = (await Promise.all(files.map((f) => sizeOf(path.join(out, `${f}.gz`))))).reduce((a, b) => a + b, 0);
   const br = (await Promise.all(files.map((f) => sizeOf(path.join(out, `${f}.br`))))).reduce((a, b) => a + b, 0);
-  rows.push({ tool: 'pagediet (zopfli 15, brotli 11)', gz, br, seconds });
+  rows.push({ tool: label, gz, br, seconds });
 }
 
 // gzipper: one run per coding (it writes one coding per run), its own workers.
@@ -91,12 +92,18 @@ if (has('zopfli') && has('brotli')) {
   }));
   const seconds = (performance.now() - t0) / 1000;
   rows.push({ tool: 'Debian zopfli --i15 + brotli -q 11', gz: sizes.reduce((a, s) => a + s.gz, 0), br: sizes.reduce((a, s) => a + s.br, 0), seconds });
-} else {
+}
+if (has('gzip')) {
+  const t0 = performance.now();
+  const sizes = await twoAtATime(files.map((f) => async () => (await run('gzip', ['-c', '-9', '-n', path.join(input, f)], { encoding: 'buffer', maxBuffer: 1 << 28 })).stdout.length));
+  rows.push({ tool: 'gzip -9', gz: sizes.reduce((a, n) => a + n, 0), br: null, seconds: (performance.now() - t0) / 1000 });
+}
+if (!has('zopfli') || !has('brotli')) {
   console.log('zopfli or brotli is not installed (Debian packages zopfli, brotli): their row is left out');
 }
 
 const pct = (/** @type {number} */ n) => `${((1 - n / original) * 100).toFixed(2)}%`;
-const table = [`| tool | .gz bytes | saved | .br bytes | saved | seconds |\n| --- | ---: | ---: | ---: | ---: | ---: |`, ...rows.map((r) => `| ${r.tool} | ${r.gz} | ${pct(r.gz)} | ${r.br} | ${pct(r.br)} | ${r.seconds.toFixed(1)} |`)].join('\n');
+const table = [`| tool | .gz bytes | saved | .br bytes | saved | seconds |\n| --- | ---: | ---: | ---: | ---: | ---: |`, ...rows.map((r) => `| ${r.tool} | ${r.gz} | ${pct(r.gz)} | ${r.br ?? '—'} | ${r.br === null ? '—' : pct(r.br)} | ${r.seconds.toFixed(1)} |`)].join('\n');
 console.log(`\n${table}`);
 await recordMeasurement('precompress-benchmark.md', `${files.length} text files of ${FIXTURES.join(' and ')}`, `${files.length} text files, ${original} B.\n\n${table}`);
 await fs.rm(work, { recursive: true, force: true });

@@ -1,28 +1,38 @@
 /**
- * What a document costs on the wire with the two compressions a server would
- * use for it: gzip at zlib's level 9 (the study's deflate) and brotli at
- * quality 11. The html-case pass reports them before and after, because what
- * lower-case names buy is measured in compressed bytes.
+ * What a document costs on the wire, measured for the html-case pass, since
+ * what lower-case names buy is counted in compressed bytes: gzip at zlib's
+ * level 9 (the 1997 study's deflate) always, about a millisecond for a
+ * 42 KB page; brotli at quality 11 only when asked (`htmlCaseBrotli`),
+ * since it takes 50 to 100 ms for the same page, twice per page, which
+ * on a 10,000-page site was more CPU than every other markup pass together.
+ * A lower quality is not a stand-in: on microscape, lower-case names save
+ * 1.8% at quality 11 and 2.7% at quality 5.
  *
- * zopfli is not measured: on a 42 KB page it takes 330 to 440 ms against
- * brotli's 45 to 55 ms, and it moved with gzip -9 on every page measured
- * (docs/markup.md). The .gz files the build writes are precompress's, and it
- * reports their sizes.
+ * zopfli is not measured: on a 42 KB page it takes 330 to 440 ms, and it
+ * moved with gzip -9 on every page measured (docs/markup.md). The .gz and
+ * .br files the build writes are precompress's, and it reports their sizes.
  */
 import zlib from 'node:zlib';
 
-/** @typedef {{ gzip: number, brotli: number }} CompressedSizes bytes */
+/** @typedef {{ gzip: number, brotli?: number }} CompressedSizes bytes */
 
 /** The encodings measured, in the order they are reported. */
 export const ENCODINGS = /** @type {const} */ (['gzip', 'brotli']);
 
 /**
- * The worker-pool job (src/jobs.js): the sizes of one document, cached by its bytes.
+ * The gzip size of a document: quick enough to take where it is needed.
+ * @param {Uint8Array} bytes
+ */
+export function gzipSize(bytes) {
+  return zlib.gzipSync(bytes, { level: 9 }).length;
+}
+
+/**
+ * The worker-pool job (src/jobs.js): both sizes of one document, cached by its bytes.
  * @param {{ bytes: Uint8Array }} input
- * @returns {Promise<CompressedSizes>}
+ * @returns {Promise<Required<CompressedSizes>>}
  */
 export async function measureCompressed({ bytes }) {
-  const gzip = zlib.gzipSync(bytes, { level: 9 }).length;
   const brotli = zlib.brotliCompressSync(bytes, {
     params: {
       [zlib.constants.BROTLI_PARAM_QUALITY]: 11,
@@ -30,6 +40,5 @@ export async function measureCompressed({ bytes }) {
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length,
     },
   }).length;
-  return { gzip, brotli };
+  return { gzip: gzipSize(bytes), brotli };
 }
-
