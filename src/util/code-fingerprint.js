@@ -91,8 +91,9 @@ const JOBS_MODULE = fileURLToPath(new URL('../jobs.js', import.meta.url));
  */
 export async function jobFingerprint(job, jobsModule = JOBS_MODULE) {
   const source = await fs.promises.readFile(jobsModule, 'utf8');
-  for (const [, names, from] of source.matchAll(/export\s*\{([^}]*)\}\s*from\s*['"]([^'"]+)['"]/g)) {
-    if (names.split(',').map((n) => n.trim().split(/\s+as\s+/).pop()).includes(job)) return codeFingerprint(path.resolve(path.dirname(jobsModule), from));
+  // `export const name = job('name', () => import('./module.js'), ...)`: the module is imported on the job's first run.
+  for (const [, name, from] of source.matchAll(/export\s+const\s+(\w+)\s*=\s*job\(\s*['"]\w+['"]\s*,\s*\(\)\s*=>\s*import\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    if (name === job) return codeFingerprint(path.resolve(path.dirname(jobsModule), from));
   }
   throw new Error(`no job '${job}' in ${jobsModule}`);
 }

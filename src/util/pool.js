@@ -18,6 +18,14 @@ export const DEFAULT_JOB_TIMEOUT_S = 300;
  * A job that did not finish: it ran past the time limit and its worker was
  * terminated, or its worker died (out of memory). The file is left as it is.
  */
+/**
+ * How long a worker beyond the first waits idle before it exits: longer than
+ * the gap between two passes' jobs (a pass reading its pages), so that a
+ * build does not start its workers again, and load their job modules again,
+ * pass after pass.
+ */
+const IDLE_TIMEOUT_MS = 30_000;
+
 export class JobStopped extends Error {
   /** @param {string} message */
   constructor(message) {
@@ -52,7 +60,7 @@ export class WorkerPool {
       // otherwise unload it when the first worker exits (sharp issue 2263). Loaded here,
       // not at start-up, so commands that encode nothing never load it.
       await import('sharp');
-      this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: 1000 });
+      this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: IDLE_TIMEOUT_MS });
     }
     const piscina = this.piscina;
     this.jobs++;
