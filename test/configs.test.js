@@ -185,7 +185,7 @@ describe('where a build writes the configs', () => {
     const input = await writeTree(await tempDir(), SITE);
     const base = await tempDir();
     const out = path.join(base, 'dist');
-    const first = await build({ input, output: out, only: ['precompress'], cache: false, gzipIterations: 1 });
+    const first = await build({ input, output: out, only: ['precompress'], cache: false });
     const site = await readTree(out);
     expect([...site.keys()].sort()).toEqual([MARKER, 'assets/index-CWg6gKPv.js', 'assets/index-CWg6gKPv.js.br', 'assets/index-CWg6gKPv.js.gz', 'img/photo.png', 'index.html', 'index.html.br', 'index.html.gz']);
     expect(JSON.parse(/** @type {Buffer} */ (site.get(MARKER)).toString()).files.some((/** @type {string} */ f) => f.includes('config'))).toBe(false);
@@ -199,7 +199,7 @@ describe('where a build writes the configs', () => {
     // A file of the user's beside them stays; the next build of a changed site rewrites every config.
     await fs.writeFile(path.join(configsDir, 'notes.txt'), 'mine');
     await writeTree(input, { 'assets/new-Ab3dEf9H.js': JS.subarray(0, 1000) });
-    const second = await build({ input, output: out, only: ['precompress'], cache: false, gzipIterations: 1 });
+    const second = await build({ input, output: out, only: ['precompress'], cache: false });
     expect((await fs.readdir(configsDir)).sort()).toEqual([...NAMES, 'notes.txt'].sort());
     expect(await fs.readFile(path.join(configsDir, 'notes.txt'), 'utf8')).toBe('mine');
     expect(await fs.readFile(path.join(configsDir, 'h2o.yaml'), 'utf8')).toContain(`"/assets/new-Ab3dEf9H.js":`);
@@ -208,7 +208,7 @@ describe('where a build writes the configs', () => {
 
     // A file of a config's name that is not pagediet's is never replaced: that config is not written, and a warning says so.
     await fs.writeFile(path.join(configsDir, 'caddy.conf'), 'my own Caddyfile\n');
-    const third = await build({ input, output: out, only: ['precompress'], cache: false, gzipIterations: 1 });
+    const third = await build({ input, output: out, only: ['precompress'], cache: false });
     expect(await fs.readFile(path.join(configsDir, 'caddy.conf'), 'utf8')).toBe('my own Caddyfile\n');
     expect(third.warnings.filter((w) => w.code === 'config-exists').map((w) => w.message)).toEqual([`${path.join(configsDir, 'caddy.conf')} exists and was not written by pagediet: kept, no caddy.conf written`]);
     expect(third.artifacts).toEqual(NAMES.filter((n) => n !== 'caddy.conf').map((n) => path.join(configsDir, n)));
@@ -218,24 +218,24 @@ describe('where a build writes the configs', () => {
     const input = await writeTree(await tempDir(), SITE);
     const base = await tempDir();
     const elsewhere = path.join(await tempDir(), 'server', 'configs');
-    await build({ input, output: path.join(base, 'a'), only: ['precompress'], cache: false, gzipIterations: 1, configs: elsewhere });
+    await build({ input, output: path.join(base, 'a'), only: ['precompress'], cache: false, configs: elsewhere });
     expect((await fs.readdir(elsewhere)).sort()).toEqual(NAMES);
-    await build({ input, output: path.join(base, 'b'), only: ['precompress'], cache: false, gzipIterations: 1, configs: false });
+    await build({ input, output: path.join(base, 'b'), only: ['precompress'], cache: false, configs: false });
     expect((await fs.readdir(base)).sort()).toEqual(['a', 'b']);
-    await expect(build({ input, output: path.join(base, 'c'), only: ['precompress'], cache: false, gzipIterations: 1, configs: path.join(input, 'configs') }))
+    await expect(build({ input, output: path.join(base, 'c'), only: ['precompress'], cache: false, configs: path.join(input, 'configs') }))
       .rejects.toThrow(`the server configs' folder ${path.join(input, 'configs')} is in the input`);
   }, 60_000);
 
   it('removes the configs an older build wrote into its output, folder and all', async () => {
     const input = await writeTree(await tempDir(), SITE);
     const out = path.join(await tempDir(), 'dist');
-    await build({ input, output: out, only: ['precompress'], cache: false, gzipIterations: 1 });
+    await build({ input, output: out, only: ['precompress'], cache: false });
     // As an older build left its output: the configs inside, listed in its marker.
     const marker = JSON.parse(await fs.readFile(path.join(out, MARKER), 'utf8'));
     marker.files.push(...NAMES.map((n) => `pagediet-configs/${n}`));
     await fs.writeFile(path.join(out, MARKER), JSON.stringify(marker));
     await writeTree(out, Object.fromEntries(NAMES.map((n) => [`pagediet-configs/${n}`, '# pagediet 0.0.1: old\n'])));
-    const again = await build({ input, output: out, only: ['precompress'], cache: false, gzipIterations: 1 });
+    const again = await build({ input, output: out, only: ['precompress'], cache: false });
     expect(again.written.removed).toBe(NAMES.length);
     expect(await exists(path.join(out, 'pagediet-configs'))).toBe(false);
   }, 60_000);

@@ -5,8 +5,7 @@
 //
 // Both builds write to the same output path, one after the other, because the
 // h2o config names the output directory. No cache, so every job runs in both
-// builds. zopfli runs 1 iteration for .gz files instead of 15 to keep the test
-// short: the code path is the same, and its output does not depend on threads.
+// builds, with the default passes and options.
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -16,7 +15,7 @@ import { MARKER } from '../src/output.js';
 import { tempDir } from './helpers/tmp.js';
 
 const FIXTURES = ['microscape', 'ricochet', 'h2-sample', 'gifs', 'markup', 'bad'];
-const OPTIONS = { cache: false, gzipIterations: 1 };
+const OPTIONS = { cache: false };
 /** Where a build writes the server configs: beside its output. @param {string} out */
 const configsOf = (out) => `${out}-configs`;
 

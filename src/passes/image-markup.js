@@ -72,11 +72,22 @@ export default {
       let done = 0;
       for (const [page, refs] of [...images].sort(([a], [b]) => (a < b ? -1 : 1))) {
         ctx.progress(page, { done: done++, total: images.size });
-        const before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
         const bytes = await site.read(page);
+        for (const ref of refs) {
+          const target = ref.status === 'ok' ? /** @type {string} */ (ref.target) : '';
+          if (target && !sizes.has(target)) sizes.set(target, site.files.has(target) ? await shownSize(await site.read(target), ctx.options.maxPixels) : null);
+        }
+        // Measured only when the markup may change: an <img> without width and height, or a large image (the
+        // hints go on those alone). A page of small, sized images costs no layout.
+        if (!refs.some((ref) => {
+          const size = ref.status === 'ok' ? sizes.get(/** @type {string} */ (ref.target)) : null;
+          const tag = bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd));
+          return size && (isLarge(size) || (!/\swidth\s*=/i.test(tag) && !/\sheight\s*=/i.test(tag)));
+        })) continue;
+        const before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
         const charset = /** @type {string} */ (site.get(page).charset);
         const authorPriority = refs.some((ref) => /\sfetchpriority\s*=/i.test(bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd))));
-        const priority = authorPriority ? null : largestInFirstView(before, refs);
+        const priority = authorPriority ? null : largestInFirstView(before, refs, (path) => isLarge(sizes.get(path)));
         const indexed = before.map(imagesByKey);
         /**
          * The page's new markup, and what it adds.
@@ -96,13 +107,12 @@ export default {
             const has = (/** @type {string} */ name) => new RegExp(`\\s${name}\\s*=`, 'i').test(tag);
             /** @type {string[]} */
             const added = [];
-            if (target && !sizes.has(target)) sizes.set(target, site.files.has(target) ? await shownSize(await site.read(target), ctx.options.maxPixels) : null);
             const size = target ? sizes.get(target) : null;
             if (withSizes && !has('width') && !has('height') && size) {
               added.push(`width="${size.width}" height="${size.height}"`);
               counts.sized++;
             }
-            const large = size !== null && size !== undefined && size.width * size.height >= LARGE_IMAGE_PIXELS;
+            const large = isLarge(size);
             if (!has('decoding') && large) {
               added.push('decoding="async"');
               counts.decoding++;
@@ -156,18 +166,30 @@ export default {
 };
 
 /**
+ * Whether an image has LARGE_IMAGE_PIXELS stored.
+ * @param {{ width: number, height: number } | null | undefined} size
+ */
+function isLarge(size) {
+  return Boolean(size && size.width * size.height >= LARGE_IMAGE_PIXELS);
+}
+
+/**
  * The <img> reference whose box covers the most of the first viewport at
  * the robot's width (or the widest measured below it), or null when none
- * covers LARGE_IMAGE_PIXELS of it.
+ * covers LARGE_IMAGE_PIXELS of it. Only large images count: a small image
+ * drawn larger is no large paint (Chromium's largest contentful paint counts
+ * an upscaled image at its own size).
  * @param {PageLayout[]} layouts
  * @param {Reference[]} refs the page's <img src> references, in document order
+ * @param {(path: string) => boolean} large whether the image at a site path has LARGE_IMAGE_PIXELS stored
  */
-function largestInFirstView(layouts, refs) {
+function largestInFirstView(layouts, refs, large) {
   const layout = [...layouts].reverse().find((l) => l.viewport <= ROBOT_VIEWPORT) ?? layouts[0];
   let best = null;
   let bestArea = 0;
   for (let i = 0; i < layout.images.length; i++) {
     const box = layout.images[i];
+    if (!large(box.path)) continue;
     const visible = Math.max(0, Math.min(box.y + box.height, VIEWPORT_HEIGHT) - Math.max(box.y, 0)) * Math.max(0, Math.min(box.x + box.width, layout.viewport) - Math.max(box.x, 0));
     if (visible > bestArea) {
       bestArea = visible;
