@@ -3,7 +3,7 @@
  * (Unix), so the same input gives the same bytes on every machine. The
  * deflate stream comes from libdeflate at its strongest level (12: a few
  * percent smaller than gzip -9, in a few milliseconds per page), from
- * zopfli (about 1% smaller still, a hundred times slower; libdeflate's
+ * zopfli (about 1% smaller still, tens of times slower; libdeflate's
  * stream is tried as well and the smaller wins, so the result is never
  * larger than zopfli's own) or from node's zlib at level 9.
  */

@@ -31,7 +31,7 @@
  * @property {boolean} [subsetFonts] fonts: also cut each web font down to the characters the pages show with it (read in Chromium): a WOFF2 subset with its unicode-range, and the full font kept for characters scripts add
  * @property {boolean} [htmlCaseBrotli] html-case: html-case also measures each changed page's brotli (quality 11) size before and after: 50 to 100 ms of CPU per 42 KB page
  * @property {boolean} [minifyHtml] minify-html: also run the minify-html pass: comments and whitespace that cannot render removed (off by default)
- * @property {'libdeflate' | 'zopfli' | 'zlib'} [gzip] precompress: encoder for the precompressed .gz files: libdeflate (level 12, quick), zopfli (about 1% smaller, a hundred times slower) or zlib (level 9) (default "libdeflate")
+ * @property {'libdeflate' | 'zopfli' | 'zlib'} [gzip] precompress: encoder for the precompressed .gz files: libdeflate (level 12, quick), zopfli (about 1% smaller, tens of times slower) or zlib (level 9) (default "libdeflate")
  * @property {number} [gzipIterations] precompress: zopfli iterations for the .gz files with --gzip zopfli (the zopfli command's --i) (default 15)
  * @property {boolean} [zstd] precompress: also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)
  * @property {number} [precompressMinBytes] precompress: files smaller than this are not compressed (default 256)

@@ -3,7 +3,7 @@
  * (text, SVG, icons, uncompressed fonts) a `.br` (brotli quality 11), a
  * `.gz` (libdeflate level 12, or zopfli with --gzip zopfli: the .gz serves
  * the few clients without brotli, so its last percent is not worth a
- * hundredfold time by default), and a `.zst` with --zstd where node can
+ * tenfold time or more by default), and a `.zst` with --zstd where node can
  * write zstd, for servers to send without compressing anything themselves. A file under
  * 256 bytes is skipped, and so is a sidecar that saves under 5%: tiny
  * responses cost more in CPU and Vary-split caches than they save. Every
@@ -22,7 +22,7 @@ import { option, optional } from '../options/table.js';
 import { forEachOrdered } from '../util/ordered.js';
 
 const options = {
-  gzip: option(oneOf(/** @type {const} */ (['libdeflate', 'zopfli', 'zlib'])), 'libdeflate', 'encoder for the precompressed .gz files: libdeflate (level 12, quick), zopfli (about 1% smaller, a hundred times slower) or zlib (level 9)'),
+  gzip: option(oneOf(/** @type {const} */ (['libdeflate', 'zopfli', 'zlib'])), 'libdeflate', 'encoder for the precompressed .gz files: libdeflate (level 12, quick), zopfli (about 1% smaller, tens of times slower) or zlib (level 9)'),
   gzipIterations: option(wholeNumber(), DEFAULT_GZIP_ITERATIONS, 'zopfli iterations for the .gz files with --gzip zopfli (the zopfli command\'s --i)'),
   zstd: option(boolean, false, 'also write .zst files beside the .br and .gz (needs node 22.15 or newer: otherwise a warning)'),
   precompressMinBytes: option(wholeNumber(), 256, 'files smaller than this are not compressed'),
