@@ -159,3 +159,49 @@ describe('resolution', () => {
     expect(refs.map((r) => [r.status, r.note ?? null])).toEqual([['missing', null], ['missing', 'differs only in case from logo.gif']]);
   });
 });
+
+describe('references kept without a parse', () => {
+  /**
+   * Each page's references as the site model holds them, then as a parse of its current bytes finds them.
+   * @param {Site} site
+   */
+  async function heldAndParsed(site) {
+    const held = site.pages.map((page) => page.references);
+    for (const page of site.pages) await site.parse(page);
+    return { held, parsed: site.pages.map((page) => page.references) };
+  }
+
+  for (const fixture of ['microscape', 'ricochet', 'markup', 'bad']) {
+    it(`fixtures/${fixture}: pointing every image at a new file moves the references as a parse finds them`, async () => {
+      const site = await Site.read(new URL(`../fixtures/${fixture}`, import.meta.url).pathname);
+      /** @type {Map<string, string>} */
+      const mapping = new Map();
+      for (const file of [...site.files.values()]) {
+        if (!/\.(gif|png|jpe?g)$/i.test(file.path)) continue;
+        // Names of other lengths, in the same and in other folders, and one a browser would decode (a parse is needed).
+        const target = mapping.size % 3 === 0 ? `${file.path}.converted.png` : mapping.size % 3 === 1 ? `moved/${file.path.replace(/\//g, '-')}.png` : `${file.path} copy.png`;
+        await site.add(target, GIF);
+        mapping.set(file.path, target);
+      }
+      expect(mapping.size).toBeGreaterThan(0);
+      const counts = await site.retargetAll(mapping);
+      expect([...counts.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      const { held, parsed } = await heldAndParsed(site);
+      expect(held).toEqual(parsed);
+    });
+  }
+
+  it('a page whose names changed case keeps its references', async () => {
+    const { nameRanges, recase } = await import('../src/markup/names.js');
+    const { DocumentView } = await import('../src/site/document-view.js');
+    const site = await Site.read(new URL('../fixtures/microscape', import.meta.url).pathname);
+    for (const page of site.pages) {
+      const view = new DocumentView(await site.read(page.path), /** @type {string} */ (page.charset), page.bomLength);
+      const lowered = recase(view, await nameRanges(view), 'lower');
+      expect(lowered.changed).toBeGreaterThan(0);
+      await site.writeSameReferences(page.path, lowered.bytes);
+    }
+    const { held, parsed } = await heldAndParsed(site);
+    expect(held).toEqual(parsed);
+  });
+});

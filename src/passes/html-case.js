@@ -58,7 +58,7 @@ export default {
         return;
       }
       const { bytes, lowered: after, changed, sizes: [before, then] } = result;
-      await site.write(page.path, after);
+      await site.writeSameReferences(page.path, after);
       ctx.touched(page.path, bytes.length, after.length);
       const measured = ENCODINGS.filter((name) => before[name] !== undefined);
       for (const name of measured) ctx.measure({ file: page.path, name, before: /** @type {number} */ (before[name]), after: /** @type {number} */ (then[name]) });
