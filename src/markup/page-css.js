@@ -29,6 +29,8 @@ import { isElement, isHtmlElement, location, nodes, parsePage } from '../site/ht
 export function pageCssEdits(view) {
   /** @type {PageCssResult} */
   const result = { edits: [], blocks: 0, attributes: 0, kept: [] };
+  // A page with no <style> and no style attribute has no CSS of its own: nothing to parse for.
+  if (!/<style|style[\t\n\f\r ]*=/i.test(view.text)) return result;
   for (const node of nodes(parsePage(view))) {
     if (!isElement(node)) continue;
     const el = node;

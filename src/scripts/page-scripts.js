@@ -57,6 +57,8 @@ export function pageScripts(view, references) {
   /** @type {string[]} */
   const pinned = [];
   let hashPolicy = false;
+  // Most pages of an old site have no script: nothing to parse for.
+  if (!/<script|modulepreload|integrity/i.test(view.text)) return { inline, uses, pinned, hashPolicy };
   for (const node of nodes(parsePage(view))) {
     if (!isElement(node) || !isHtmlElement(node)) continue;
     if ((node.name === 'script' || node.name === 'link') && 'integrity' in node.attribs) {
