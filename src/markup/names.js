@@ -45,7 +45,11 @@ export async function nameRanges(view) {
   };
   /** @type {[number, number][]} the source ranges of SVG and MathML elements */
   const foreign = [];
-  for (const node of nodes(parsePage(view))) {
+  // Without SVG or MathML every name is an HTML one, and the tokenizer's stream has every tag the tree has
+  // (a tag it reads as text where the tree builder reads a tag, as after <textarea> inside <select>, keeps its
+  // case): the tree is not needed, and a parse of the page is saved.
+  const treeNeeded = /<(svg|math)/i.test(text);
+  for (const node of treeNeeded ? nodes(parsePage(view)) : []) {
     if (!isElement(node)) continue;
     if (!isHtmlElement(node)) {
       const loc = location(node);
