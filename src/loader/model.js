@@ -71,36 +71,89 @@ export const HEADER_BYTES = 40;
  */
 
 /**
+ * @typedef {object} Exchange a request on its connection, from the client's write to the response's arrival
+ * @property {PlannedRequest} request
+ * @property {Connection} conn
+ * @property {RequestTiming} timing
+ *
  * @typedef {object} SimEvent
  * @property {number} t
  * @property {number} seq
- * @property {(t: number, event: SimEvent) => void} fn
- * @property {Endpoint | null} target with a, b, c: what a packet's arrival needs, so packets need no closure each
+ * @property {number} kind one of the kinds below
+ * @property {Endpoint | Connection | null} target
  * @property {number} a
- * @property {number} b
- * @property {number} c
+ * @property {((t: number) => void) | null} fn what a CALL runs
  */
 
-/** A binary heap of events ordered by time, then by insertion, so runs are deterministic. */
+// What an event does: a kind, a target and numbers, so packets and timers need no
+// closure each and are told apart by a switch (fire) rather than a call through a function value.
+/** A packet no one receives: not queued. */
+const LOST = 0;
+/** A data segment arrives at its endpoint: a is its first byte, b its length, c the ACK it carries. */
+const SEGMENT = 1;
+/** A pure ACK arrives at its endpoint: a is the ACK. */
+const ACK = 2;
+/** The handshake, on its connection: the SYN arrives (a: when it left). */
+const SYN = 3;
+/** The SYN-ACK arrives (a: when the SYN left, b: when it arrived). */
+const SYN_ACK = 4;
+/** The client's ACK of the SYN-ACK arrives (a: when the SYN-ACK left). */
+const HANDSHAKE_ACK = 5;
+/** An endpoint's timers: a is the place in the order the event was queued with. */
+const DELACK = 6;
+const RTO = 7;
+/** Anything else: the event's fn. */
+const CALL = 8;
+
+/**
+ * Runs an event other than a CALL.
+ * @param {number} t @param {number} kind @param {Endpoint | Connection | null} target @param {number} a @param {number} b @param {number} c
+ */
+function fire(t, kind, target, a, b, c) {
+  switch (kind) {
+    case SEGMENT: /** @type {Endpoint} */ (target).receive(t, a, b, c); break;
+    case ACK: /** @type {Endpoint} */ (target).onAck(t, a, true); break;
+    case SYN: /** @type {Connection} */ (target).sim.down.send(t, 0, SYN_ACK, target, a, t); break;
+    case SYN_ACK: /** @type {Connection} */ (target).opened(t, a, b); break;
+    case HANDSHAKE_ACK: /** @type {Connection} */ (target).server.sampleRtt(t - a); break;
+    case DELACK: /** @type {Endpoint} */ (target).delackFired(t, a); break;
+    case RTO: /** @type {Endpoint} */ (target).rtoFired(t, a); break;
+    default: throw new Error(`no event of kind ${kind}`);
+  }
+}
+
+/**
+ * The events of a run, ordered by time, then by when they were queued, so runs
+ * are deterministic. A link's arrivals are already in that order (a link sends
+ * one packet after another, each arriving the same delay later), so each link
+ * keeps them in its own first-in, first-out queue; only the rest (timers, the
+ * server's time, the first dispatch) go through a binary heap. The next event
+ * is the least of the heap's top and the links' heads: the same order a single
+ * heap would give, for much less work.
+ */
 class EventQueue {
   constructor() {
     /** @type {SimEvent[]} */
     this.heap = [];
     this.seq = 0;
+    /** @type {Fifo[]} */
+    this.fifos = [];
+  }
+
+  /** @param {number} t @param {(t: number) => void} fn */
+  push(t, fn) {
+    this.pushAt(t, this.seq++, CALL, null, 0, fn);
   }
 
   /**
-   * @param {number} t
-   * @param {(t: number, event: SimEvent) => void} fn called with the time and the event
-   * @param {Endpoint | null} [target]
-   * @param {number} [a]
-   * @param {number} [b]
-   * @param {number} [c]
+   * An event with the place in the order it was given earlier (a timer armed then).
+   * @param {number} t @param {number} seq @param {number} kind @param {Endpoint | Connection | null} target @param {number} a
+   * @param {((t: number) => void) | null} fn
    */
-  push(t, fn, target = null, a = 0, b = 0, c = 0) {
+  pushAt(t, seq, kind, target, a, fn) {
     const heap = this.heap;
     /** @type {SimEvent} */
-    const item = { t, seq: this.seq++, fn, target, a, b, c };
+    const item = { t, seq, kind, target, a, fn };
     let i = heap.push(item) - 1;
     while (i > 0) {
       const parent = (i - 1) >> 1;
@@ -132,13 +185,38 @@ class EventQueue {
   }
 
   run() {
-    let now = 0;
-    while (this.heap.length) {
-      const event = this.pop();
-      now = event.t;
-      event.fn(now, event);
+    const heap = this.heap;
+    const fifos = this.fifos;
+    for (;;) {
+      /** @type {Fifo | null} */
+      let from = null;
+      let t = Infinity;
+      let seq = Infinity;
+      if (heap.length) {
+        t = heap[0].t;
+        seq = heap[0].seq;
+      }
+      for (const fifo of fifos) {
+        const i = fifo.head;
+        if (i === fifo.tail) continue;
+        const ft = fifo.ts[i];
+        if (ft < t || (ft === t && fifo.seqs[i] < seq)) {
+          from = fifo;
+          t = ft;
+          seq = fifo.seqs[i];
+        }
+      }
+      if (from !== null) {
+        const i = from.head++;
+        fire(t, from.kinds[i], from.targets[i], from.as[i], from.bs[i], from.cs[i]);
+      } else if (heap.length) {
+        const event = this.pop();
+        if (event.fn !== null) event.fn(t);
+        else fire(t, event.kind, event.target, event.a, 0, 0);
+      } else {
+        return;
+      }
     }
-    return now;
   }
 }
 
@@ -146,6 +224,64 @@ class EventQueue {
 function before(a, b) {
   return a.t < b.t || (a.t === b.t && a.seq < b.seq);
 }
+
+/** Events in the order they were queued, kept column by column so a packet costs no object. */
+class Fifo {
+  constructor() {
+    this.head = 0;
+    this.tail = 0;
+    /** @type {number[]} */
+    this.ts = [];
+    /** @type {number[]} */
+    this.seqs = [];
+    /** @type {number[]} */
+    this.kinds = [];
+    /** @type {(Endpoint | Connection | null)[]} */
+    this.targets = [];
+    /** @type {number[]} */
+    this.as = [];
+    /** @type {number[]} */
+    this.bs = [];
+    /** @type {number[]} */
+    this.cs = [];
+  }
+
+  /**
+   * @param {number} t @param {number} seq @param {number} kind @param {Endpoint | Connection | null} target
+   * @param {number} a @param {number} b @param {number} c
+   */
+  push(t, seq, kind, target, a, b, c) {
+    const i = this.tail++;
+    if (i < this.ts.length) {
+      this.ts[i] = t;
+      this.seqs[i] = seq;
+      this.kinds[i] = kind;
+      this.targets[i] = target;
+      this.as[i] = a;
+      this.bs[i] = b;
+      this.cs[i] = c;
+    } else {
+      this.ts.push(t);
+      this.seqs.push(seq);
+      this.kinds.push(kind);
+      this.targets.push(target);
+      this.as.push(a);
+      this.bs.push(b);
+      this.cs.push(c);
+    }
+  }
+
+  /** Empties it for the next run, keeping its arrays (growing them is much of a run's garbage). */
+  reset() {
+    this.targets.fill(null, 0, this.tail);
+    this.head = 0;
+    this.tail = 0;
+  }
+}
+
+/** The links' queues, shared by runs one after another (a run is synchronous). */
+const UP = new Fifo();
+const DOWN = new Fifo();
 
 /** mulberry32: a tiny seeded generator, so a loss pattern repeats exactly. @param {number} seed */
 function random(seed) {
@@ -161,8 +297,8 @@ function random(seed) {
 
 /** One direction of the access link: packets leave in order at its rate and arrive half an RTT later. */
 class Link {
-  /** @param {Simulation} sim @param {number} kbps @param {number} delayMs @param {number} perPacketMs */
-  constructor(sim, kbps, delayMs, perPacketMs) {
+  /** @param {Simulation} sim @param {number} kbps @param {number} delayMs @param {number} perPacketMs @param {Fifo} arrivals */
+  constructor(sim, kbps, delayMs, perPacketMs, arrivals) {
     this.sim = sim;
     this.bytesPerMs = (kbps * 1000) / 8 / 1000;
     this.perPacketMs = perPacketMs;
@@ -170,42 +306,92 @@ class Link {
     this.freeAt = 0;
     this.packets = 0;
     this.payload = 0;
+    /** Arrivals, in the order they happen: each packet leaves after the one before. */
+    arrivals.reset();
+    this.arrivals = arrivals;
+    sim.events.fifos.push(arrivals);
   }
 
   /**
    * @param {number} t
    * @param {number} payload
-   * @param {((t: number, event: SimEvent) => void) | null} onArrive null: the packet is lost
-   * @param {Endpoint | null} [target] @param {number} [a] @param {number} [b] @param {number} [c] handed to onArrive in the event
+   * @param {number} kind what its arrival does (LOST: nothing, no event)
+   * @param {Endpoint | Connection | null} [target] @param {number} [a] @param {number} [b] @param {number} [c] for its arrival
    */
-  send(t, payload, onArrive, target = null, a = 0, b = 0, c = 0) {
+  send(t, payload, kind, target = null, a = 0, b = 0, c = 0) {
     const start = Math.max(t, this.freeAt);
     this.freeAt = start + (payload + HEADER_BYTES) / this.bytesPerMs + this.perPacketMs;
     this.packets++;
     this.payload += payload;
-    if (onArrive) this.sim.events.push(this.freeAt + this.delayMs, onArrive, target, a, b, c);
+    if (kind !== LOST) this.arrivals.push(this.freeAt + this.delayMs, this.sim.events.seq++, kind, target, a, b, c);
   }
 }
 
-/** A data segment arrives: a is its first byte, b its length, c the ACK it carries. @param {number} t @param {SimEvent} e */
-const segmentArrives = (t, e) => /** @type {Endpoint} */ (e.target).receive(t, e.a, e.b, e.c);
-/** A pure ACK arrives: a is the ACK. @param {number} t @param {SimEvent} e */
-const ackArrives = (t, e) => /** @type {Endpoint} */ (e.target).onAck(t, e.a, true);
-/** Timers: a is the generation they were armed as (a timer re-armed since does nothing). @param {number} t @param {SimEvent} e */
-const delackFires = (t, e) => /** @type {Endpoint} */ (e.target).delackFired(t, e.a);
-/** @param {number} t @param {SimEvent} e */
-const rtoFires = (t, e) => /** @type {Endpoint} */ (e.target).rtoFired(t, e.a);
+/**
+ * A timer that is re-armed far more often than it fires (the retransmission
+ * timer moves on every ACK). Arming takes the next place in the event order,
+ * as queueing an event would, but queues one only when no event of the timer
+ * is due sooner; when that one comes due and the timer has moved on, the
+ * timer queues itself again at the time and place it was armed with. So it
+ * fires exactly when a fresh event per arming would have, with far fewer
+ * events in the heap.
+ */
+class Timer {
+  constructor() {
+    /** Whether it is armed; its owner may disarm it by clearing this. */
+    this.armed = false;
+    this.at = 0;
+    this.seq = 0;
+    /** The earliest event of this timer in the queue, if any. */
+    this.queuedAt = Infinity;
+    this.queuedSeq = 0;
+  }
+
+  /** @param {EventQueue} events @param {number} at @param {number} kind @param {Endpoint} target */
+  arm(events, at, kind, target) {
+    this.armed = true;
+    this.at = at;
+    this.seq = events.seq++;
+    // An event queued earlier comes due first unless it is later (the place taken now is after its).
+    if (at < this.queuedAt) {
+      this.queuedAt = at;
+      this.queuedSeq = this.seq;
+      events.pushAt(at, this.seq, kind, target, this.seq, null);
+    }
+  }
+
+  /**
+   * An event of the timer, queued as `seq`, comes due at t: whether the timer fires now
+   * (it is then disarmed). Otherwise it queues itself again if it is armed for later.
+   * @param {EventQueue} events @param {number} t @param {number} seq @param {number} kind @param {Endpoint} target
+   */
+  due(events, t, seq, kind, target) {
+    if (t === this.queuedAt && seq === this.queuedSeq) this.queuedAt = Infinity;
+    if (!this.armed) return false;
+    if (seq === this.seq) {
+      this.armed = false;
+      return true;
+    }
+    if (this.queuedAt === Infinity) {
+      this.queuedAt = this.at;
+      this.queuedSeq = this.seq;
+      events.pushAt(this.at, this.seq, kind, target, this.seq, null);
+    }
+    return false;
+  }
+}
 
 /**
  * One end of a TCP connection: a sender of a byte stream cut into segments and
  * a receiver that acknowledges the peer's stream.
  */
 class Endpoint {
-  /** @param {Simulation} sim @param {Link} out */
-  constructor(sim, out) {
+  /** @param {Simulation} sim @param {Link} out @param {boolean} serves whether the messages it receives are requests (else responses) */
+  constructor(sim, out, serves) {
     const p = sim.profile;
     this.sim = sim;
     this.out = out;
+    this.serves = serves;
     /** @type {Endpoint} */
     this.peer = this;
     this.mss = p.mss;
@@ -217,18 +403,22 @@ class Endpoint {
     this.ssthresh = Infinity;
     this.dupAcks = 0;
     this.recoverPoint = -1;
-    /**
-     * Segments in flight, from sentHead on, in sequence order: first byte, length, when sent, and
-     * whether resent (Karn: no RTT sample then). @type {{ seq: number, len: number, at: number, resent: boolean }[]}
-     */
+    // Segments in flight, from sentHead to sentTail, in sequence order: each one's first byte and
+    // when it was sent, two numbers a segment in one array (no object per segment, few arrays per
+    // connection). A segment ends where the next begins, the last at sndNxt. The array is reused
+    // from the start whenever all is acknowledged, so it stays short.
+    /** @type {number[]} */
     this.sent = [];
     this.sentHead = 0;
+    this.sentTail = 0;
+    /** First bytes of segments sent again (Karn: no RTT sample from their ACK); made at the first. @type {Set<number> | null} */
+    this.resent = null;
     // RFC 6298: the timeout follows the measured RTT, queueing included; the handshake gives the first sample.
     this.srtt = 0;
     this.rttvar = 0;
     this.rtoMs = p.initialRtoMs;
     this.backoff = 1;
-    this.rtoGeneration = 0;
+    this.rto = new Timer();
     /** While set, writes wait: replies to requests that arrived together leave together (server buffering, Linux autocorking). */
     this.corked = false;
     // Receiver
@@ -236,10 +426,16 @@ class Endpoint {
     /** Out-of-order segments by first byte (made at the first: most connections never have one). @type {Map<number, number> | null} */
     this.outOfOrder = null;
     this.unacked = 0;
-    this.delackGeneration = 0;
-    this.delackPending = false;
-    /** Messages of the peer's stream, by the offset where they end. @type {{ end: number, done: (t: number) => void }[]} */
-    this.incoming = [];
+    /** Armed while an ACK is held back. */
+    this.delack = new Timer();
+    // Messages of the peer's stream not yet delivered, from inHead to inTail: the offset where each
+    // ends and its exchange (null: no HTTP message); reused from the start when all are delivered.
+    /** @type {number[]} */
+    this.inEnds = [];
+    /** @type {(Exchange | null)[]} */
+    this.inExchanges = [];
+    this.inHead = 0;
+    this.inTail = 0;
     // Linux's quick ACKs (profile.quickAcks): how many are left, whether the connection is
     // interactive ("pingpong": this end sent data soon after data arrived), and when data last arrived.
     this.quickAcks = p.quickAcks;
@@ -248,12 +444,20 @@ class Endpoint {
   }
 
   /**
-   * The application writes a message; done runs when the peer has all of it.
-   * @param {number} t @param {number} bytes @param {(t: number) => void} done
+   * The application writes a message; the peer delivers its exchange when it has all of it.
+   * @param {number} t @param {number} bytes @param {Exchange | null} exchange
    */
-  write(t, bytes, done) {
+  write(t, bytes, exchange) {
     this.appEnd += bytes;
-    this.peer.incoming.push({ end: this.appEnd, done });
+    const peer = this.peer;
+    const i = peer.inTail++;
+    if (i < peer.inEnds.length) {
+      peer.inEnds[i] = this.appEnd;
+      peer.inExchanges[i] = exchange;
+    } else {
+      peer.inEnds.push(this.appEnd);
+      peer.inExchanges.push(exchange);
+    }
     if (!this.corked) this.trySend(t);
   }
 
@@ -266,7 +470,13 @@ class Endpoint {
       const inFlight = this.sndNxt - this.sndUna;
       if (inFlight > 0 && inFlight + len > window) break;
       if (p.nagle && len < this.mss && inFlight > 0) break;
-      this.sent.push({ seq: this.sndNxt, len, at: t, resent: false });
+      const i = 2 * this.sentTail++;
+      if (i < this.sent.length) {
+        this.sent[i] = this.sndNxt;
+        this.sent[i + 1] = t;
+      } else {
+        this.sent.push(this.sndNxt, t);
+      }
       this.transmit(t, this.sndNxt, len);
       this.sndNxt += len;
     }
@@ -276,11 +486,11 @@ class Endpoint {
   transmit(t, seq, len) {
     const ack = this.rcvNxt;
     this.unacked = 0;
-    this.delackPending = false;
+    this.delack.armed = false;
     // Linux: an answer sent within the delayed-ACK time of the data it answers makes the connection interactive.
     if (t - this.lastDataIn < this.sim.profile.delayedAckMs) this.interactive = true;
     const lost = this.sim.lossRate > 0 && this.sim.random() < this.sim.lossRate;
-    this.out.send(t, len, lost ? null : segmentArrives, this.peer, seq, len, ack);
+    this.out.send(t, len, lost ? LOST : SEGMENT, this.peer, seq, len, ack);
     if (this.sndUna === this.sndNxt || seq < this.sndNxt) this.armRto(t);
   }
 
@@ -288,8 +498,8 @@ class Endpoint {
   sendAck(t) {
     const ack = this.rcvNxt;
     this.unacked = 0;
-    this.delackPending = false;
-    this.out.send(t, 0, ackArrives, this.peer, ack);
+    this.delack.armed = false;
+    this.out.send(t, 0, ACK, this.peer, ack);
   }
 
   /** @param {number} t @param {number} seq @param {number} len @param {number} ack */
@@ -314,9 +524,15 @@ class Endpoint {
         this.sendAck(t);
       }
       // Deliver first: a reply written now carries the ACK for free, and replies written together leave together.
-      if (this.incoming.length && this.incoming[0].end <= this.rcvNxt) {
+      if (this.inHead < this.inTail && this.inEnds[this.inHead] <= this.rcvNxt) {
         this.corked = true;
-        while (this.incoming.length && this.incoming[0].end <= this.rcvNxt) /** @type {{ done: (t: number) => void }} */ (this.incoming.shift()).done(t);
+        while (this.inHead < this.inTail && this.inEnds[this.inHead] <= this.rcvNxt) {
+          const exchange = this.inExchanges[this.inHead++];
+          if (exchange === null) continue;
+          if (this.serves) this.sim.serve(t, exchange);
+          else this.sim.received(t, exchange);
+        }
+        if (this.inHead === this.inTail) this.inHead = this.inTail = 0;
         this.corked = false;
         this.trySend(t);
       }
@@ -331,18 +547,16 @@ class Endpoint {
 
   /** @param {number} t */
   armDelack(t) {
-    if (this.delackPending) return;
-    this.delackPending = true;
-    const generation = ++this.delackGeneration;
+    if (this.delack.armed) return;
     const { delayedAckMs, delayedAckTick } = this.sim.profile;
     // BSD stacks sent delayed ACKs on a global 200 ms heartbeat, not 200 ms after the segment.
     const fireAt = delayedAckTick ? (Math.floor(t / delayedAckMs) + 1) * delayedAckMs : t + delayedAckMs;
-    this.sim.events.push(fireAt, delackFires, this, generation);
+    this.delack.arm(this.sim.events, fireAt, DELACK, this);
   }
 
-  /** The delayed-ACK timer armed as `generation` fires. @param {number} t @param {number} generation */
-  delackFired(t, generation) {
-    if (!this.delackPending || generation !== this.delackGeneration || this.unacked === 0) return;
+  /** A delayed-ACK event queued as `seq` comes due. @param {number} t @param {number} seq */
+  delackFired(t, seq) {
+    if (!this.delack.due(this.sim.events, t, seq, DELACK, this) || this.unacked === 0) return;
     this.interactive = false; // Linux leaves pingpong mode when a delayed ACK had to be sent
     this.sendAck(t);
   }
@@ -356,16 +570,20 @@ class Endpoint {
     if (ack > this.sndUna) {
       const acked = ack - this.sndUna;
       const sent = this.sent;
-      while (this.sentHead < sent.length) {
-        const segment = sent[this.sentHead];
-        if (segment.seq >= ack) break;
-        if (segment.seq + segment.len === ack && !segment.resent) this.sampleRtt(t - segment.at);
-        this.sentHead++;
+      const tail = this.sentTail;
+      let head = this.sentHead;
+      while (head < tail) {
+        const seq = sent[2 * head];
+        if (seq >= ack) break;
+        const end = head + 1 < tail ? sent[2 * head + 2] : this.sndNxt;
+        if (end === ack && (this.resent === null || !this.resent.has(seq))) this.sampleRtt(t - sent[2 * head + 1]);
+        head++;
       }
-      if (this.sentHead === sent.length) {
-        sent.length = 0;
-        this.sentHead = 0;
+      if (head === tail) {
+        head = 0;
+        this.sentTail = 0;
       }
+      this.sentHead = head;
       this.sndUna = ack;
       this.dupAcks = 0;
       if (this.recoverPoint >= 0) {
@@ -376,7 +594,7 @@ class Endpoint {
       else this.cwnd += (this.mss * this.mss) / this.cwnd;
       this.backoff = 1;
       if (this.sndNxt > this.sndUna) this.armRto(t);
-      else this.rtoGeneration++;
+      else this.rto.armed = false;
       this.trySend(t);
     } else if (pure && ack === this.sndUna && this.sndNxt > this.sndUna) {
       this.dupAcks++;
@@ -416,23 +634,23 @@ class Endpoint {
 
   /** @param {number} t */
   retransmit(t) {
-    const first = this.sent[this.sentHead];
-    const segment = first && first.seq === this.sndUna ? first : undefined;
-    const len = segment ? segment.len : Math.min(this.mss, this.sndNxt - this.sndUna);
-    if (segment) segment.resent = true;
+    const head = this.sentHead;
+    const inFlight = head < this.sentTail && this.sent[2 * head] === this.sndUna;
+    const end = head + 1 < this.sentTail ? this.sent[2 * head + 2] : this.sndNxt;
+    const len = inFlight ? end - this.sndUna : Math.min(this.mss, this.sndNxt - this.sndUna);
+    if (inFlight) (this.resent ??= new Set()).add(this.sndUna);
     this.sim.retransmissions++;
     this.transmit(t, this.sndUna, len);
   }
 
   /** @param {number} t */
   armRto(t) {
-    const generation = ++this.rtoGeneration;
-    this.sim.events.push(t + Math.min(this.rtoMs * this.backoff, 60_000), rtoFires, this, generation);
+    this.rto.arm(this.sim.events, t + Math.min(this.rtoMs * this.backoff, 60_000), RTO, this);
   }
 
-  /** The retransmission timer armed as `generation` fires. @param {number} t @param {number} generation */
-  rtoFired(t, generation) {
-    if (generation !== this.rtoGeneration || this.sndNxt === this.sndUna) return;
+  /** A retransmission-timer event queued as `seq` comes due. @param {number} t @param {number} seq */
+  rtoFired(t, seq) {
+    if (!this.rto.due(this.sim.events, t, seq, RTO, this) || this.sndNxt === this.sndUna) return;
     this.cutWindow(true);
     this.backoff *= 2;
     this.recoverPoint = this.sndNxt;
@@ -447,8 +665,8 @@ class Connection {
     this.sim = sim;
     this.id = id;
     this.domain = domain;
-    this.client = new Endpoint(sim, sim.up);
-    this.server = new Endpoint(sim, sim.down);
+    this.client = new Endpoint(sim, sim.up, false);
+    this.server = new Endpoint(sim, sim.down, true);
     this.client.peer = this.server;
     this.server.peer = this.client;
     this.established = false;
@@ -456,36 +674,39 @@ class Connection {
     this.closed = false;
     /** Whether the server has sent its FIN already (HTTP/1.0 with profile.finSharing). */
     this.serverFin = false;
-    /** Requests the server has received and not yet answered, in order. */
-    this.serverQueue = /** @type {PlannedRequest[]} */ ([]);
   }
 
-  /** SYN, SYN-ACK, ACK; then the client may send. @param {number} t @param {(t: number) => void} onOpen */
-  open(t, onOpen) {
-    this.sim.up.send(t, 0, (t1) => this.sim.down.send(t1, 0, (t2) => {
-      this.client.sampleRtt(t2 - t);
-      this.sim.up.send(t2, 0, (t3) => this.server.sampleRtt(t3 - t1));
-      this.established = true;
-      onOpen(t2);
-    }));
+  /** SYN, SYN-ACK, ACK; then the client may send. @param {number} t */
+  open(t) {
+    this.sim.up.send(t, 0, SYN, this, t);
+  }
+
+  /** The SYN-ACK has arrived. @param {number} t @param {number} synSent @param {number} synArrived */
+  opened(t, synSent, synArrived) {
+    this.client.sampleRtt(t - synSent);
+    this.sim.up.send(t, 0, HANDSHAKE_ACK, this, synArrived);
+    this.established = true;
+    this.sim.opened(t, this);
   }
 
   /** FIN and ACK each way; with profile.finSharing, the second FIN carries the ACK of the first. @param {number} t */
   close(t) {
     if (this.closed) return;
     this.closed = true;
+    const live = this.sim.live[this.domain];
+    live.splice(live.indexOf(this), 1);
     if (!this.sim.profile.finSharing) {
-      this.sim.down.send(t, 0, null);
-      this.sim.up.send(t, 0, null);
-      this.sim.up.send(t, 0, null);
-      this.sim.down.send(t, 0, null);
+      this.sim.down.send(t, 0, LOST);
+      this.sim.up.send(t, 0, LOST);
+      this.sim.up.send(t, 0, LOST);
+      this.sim.down.send(t, 0, LOST);
     } else if (this.serverFin) {
-      this.sim.up.send(t, 0, null); // the client's FIN, with the ACK of the server's
-      this.sim.down.send(t, 0, null);
+      this.sim.up.send(t, 0, LOST); // the client's FIN, with the ACK of the server's
+      this.sim.down.send(t, 0, LOST);
     } else {
-      this.sim.up.send(t, 0, null);
-      this.sim.down.send(t, 0, null); // the server's FIN, with the ACK of the client's
-      this.sim.up.send(t, 0, null);
+      this.sim.up.send(t, 0, LOST);
+      this.sim.down.send(t, 0, LOST); // the server's FIN, with the ACK of the client's
+      this.sim.up.send(t, 0, LOST);
     }
   }
 
@@ -500,7 +721,7 @@ class Connection {
     const server = this.server;
     this.serverFin = true;
     if (server.sndNxt < server.appEnd || bytes > server.mss) return;
-    this.sim.down.send(t, 0, null);
+    this.sim.down.send(t, 0, LOST);
   }
 }
 
@@ -516,8 +737,8 @@ class Simulation {
     this.strategy = strategy;
     this.profile = profile;
     this.events = new EventQueue();
-    this.up = new Link(this, profile.upKbps, profile.rttMs / 2, profile.perPacketMs);
-    this.down = new Link(this, profile.downKbps, profile.rttMs / 2, profile.perPacketMs);
+    this.up = new Link(this, profile.upKbps, profile.rttMs / 2, profile.perPacketMs, UP);
+    this.down = new Link(this, profile.downKbps, profile.rttMs / 2, profile.perPacketMs, DOWN);
     this.lossRate = profile.lossPercent / 100;
     this.random = random(options.seed ?? 1);
     this.retransmissions = 0;
@@ -526,8 +747,14 @@ class Simulation {
     this.perHost = strategy === 'http1.0' ? options.connections ?? profile.connections : strategy === 'http1.1' ? options.connections ?? 1 : 1;
     /** @type {Connection[]} */
     this.connections = [];
+    /** @type {Connection[][]} connections not closed, per domain, in the order they were opened */
+    this.live = [];
     /** @type {PlannedRequest[][]} ready requests per domain */
-    this.ready = Array.from({ length: this.domains }, () => []);
+    this.ready = [];
+    for (let domain = 0; domain < this.domains; domain++) {
+      this.live.push([]);
+      this.ready.push([]);
+    }
     /** @type {Map<number, PlannedRequest[]>} requests by the order of the request that reveals them */
     this.children = new Map();
     for (const r of plan.requests) {
@@ -536,10 +763,9 @@ class Simulation {
       list.push(r);
       this.children.set(r.parent, list);
     }
-    /** @type {Map<number, RequestTiming>} */
-    this.timing = new Map();
+    /** @type {RequestTiming[]} in the order the requests were sent */
+    this.timing = [];
     this.lastDone = 0;
-    this.outstanding = plan.requests.length;
   }
 
   /** @param {PlannedRequest} r */
@@ -562,18 +788,24 @@ class Simulation {
       const ready = this.ready[domain];
       if (!ready.length) continue;
       if (this.strategy === 'pipelined' || this.strategy === 'h2') {
-        const conn = this.connections.find((c) => c.domain === domain && !c.closed) ?? this.openConnection(t, domain);
-        if (conn.established) this.sendBatch(t, conn, ready.splice(0));
+        const conn = this.live[domain][0] ?? this.openConnection(t, domain);
+        if (conn.established) {
+          conn.busy = true;
+          for (const r of ready) this.sendRequest(t, conn, r);
+          ready.length = 0;
+        }
         continue;
       }
       // One request at a time per connection: idle open connections first, then new ones up to the limit.
       let open = 0;
       let opening = 0;
-      for (const conn of this.connections) {
-        if (conn.domain !== domain || conn.closed) continue;
+      for (const conn of this.live[domain]) {
         open++;
         if (!conn.established) opening++;
-        else if (!conn.busy && ready.length) this.sendBatch(t, conn, ready.splice(0, 1));
+        else if (!conn.busy && ready.length) {
+          conn.busy = true;
+          this.sendRequest(t, conn, /** @type {PlannedRequest} */ (ready.shift()));
+        }
       }
       for (; ready.length > opening && open < this.perHost; open++, opening++) this.openConnection(t, domain);
     }
@@ -583,44 +815,48 @@ class Simulation {
   openConnection(t, domain) {
     const conn = new Connection(this, this.connections.length, domain);
     this.connections.push(conn);
-    conn.open(t, (t2) => {
-      if (this.strategy === 'h2') {
-        // Preface and SETTINGS go out with the first requests; the server answers with its own.
-        conn.client.write(t2, this.plan.controlUp, () => {});
-        conn.server.write(t2, this.plan.controlDown, () => {});
-      }
-      this.dispatch(t2);
-    });
+    this.live[domain].push(conn);
+    conn.open(t);
     return conn;
   }
 
-  /** @param {number} t @param {Connection} conn @param {PlannedRequest[]} batch */
-  sendBatch(t, conn, batch) {
-    if (!batch.length) return;
-    conn.busy = true;
-    for (const r of batch) {
-      this.timing.set(r.order, { order: r.order, connection: conn.id, domain: conn.domain, sentMs: t, doneMs: 0 });
-      conn.client.write(t, r.requestBytes, (ta) => this.serve(ta, conn, r));
+  /** A connection is established. @param {number} t @param {Connection} conn */
+  opened(t, conn) {
+    if (this.strategy === 'h2') {
+      // Preface and SETTINGS go out with the first requests; the server answers with its own.
+      conn.client.write(t, this.plan.controlUp, null);
+      conn.server.write(t, this.plan.controlDown, null);
     }
+    this.dispatch(t);
   }
 
-  /** The server has the whole request: it answers after its own time. @param {number} t @param {Connection} conn @param {PlannedRequest} r */
-  serve(t, conn, r) {
-    const respond = (/** @type {number} */ ts) => {
-      conn.server.write(ts, r.responseBytes, (tc) => this.received(tc, conn, r));
-      // After the response's segments have been sent (a write made while delivering waits for the delivery to end).
-      if (this.strategy === 'http1.0' && this.profile.finSharing) this.events.push(ts, (tf) => conn.closeFromServer(tf, r.responseBytes));
-    };
-    if (this.serverMs > 0) this.events.push(t + this.serverMs, respond);
-    else respond(t);
+  /** @param {number} t @param {Connection} conn @param {PlannedRequest} r */
+  sendRequest(t, conn, r) {
+    /** @type {RequestTiming} */
+    const timing = { order: r.order, connection: conn.id, domain: conn.domain, sentMs: t, doneMs: 0 };
+    this.timing.push(timing);
+    conn.client.write(t, r.requestBytes, { request: r, conn, timing });
   }
 
-  /** The client has the whole response. @param {number} t @param {Connection} conn @param {PlannedRequest} r */
-  received(t, conn, r) {
-    const timing = /** @type {RequestTiming} */ (this.timing.get(r.order));
+  /** The server has the whole request: it answers after its own time. @param {number} t @param {Exchange} exchange */
+  serve(t, exchange) {
+    if (this.serverMs > 0) this.events.push(t + this.serverMs, (ts) => this.respond(ts, exchange));
+    else this.respond(t, exchange);
+  }
+
+  /** @param {number} t @param {Exchange} exchange */
+  respond(t, exchange) {
+    const { request, conn } = exchange;
+    conn.server.write(t, request.responseBytes, exchange);
+    // After the response's segments have been sent (a write made while delivering waits for the delivery to end).
+    if (this.strategy === 'http1.0' && this.profile.finSharing) this.events.push(t, (tf) => conn.closeFromServer(tf, request.responseBytes));
+  }
+
+  /** The client has the whole response. @param {number} t @param {Exchange} exchange */
+  received(t, exchange) {
+    const { request: r, conn, timing } = exchange;
     timing.doneMs = t;
     this.lastDone = Math.max(this.lastDone, t);
-    this.outstanding--;
     for (const child of this.children.get(r.order) ?? []) this.ready[this.domainOf(child)].push(child);
     if (this.strategy === 'http1.0') conn.close(t);
     else if (this.strategy === 'http1.1') conn.busy = false;
@@ -639,6 +875,8 @@ class Simulation {
 export function model(plan, strategy, profile, options = {}) {
   const sim = new Simulation(plan, strategy, profile, options);
   sim.run();
+  UP.reset();
+  DOWN.reset();
   const packets = sim.up.packets + sim.down.packets;
   const payloadBytes = sim.up.payload + sim.down.payload;
   const wireBytes = payloadBytes + packets * HEADER_BYTES;
@@ -653,7 +891,7 @@ export function model(plan, strategy, profile, options = {}) {
     overheadPercent: wireBytes ? (100 * packets * HEADER_BYTES) / wireBytes : 0,
     seconds: (sim.lastDone + profile.fixedMs) / 1000,
     retransmissions: sim.retransmissions,
-    timeline: [...sim.timing.values()].sort((a, b) => a.order - b.order),
+    timeline: sim.timing.sort((a, b) => a.order - b.order),
   };
 }
 
