@@ -98,6 +98,13 @@ function forgetRenders() {
 }
 
 /**
+ * @typedef {{ text: string, face: Face, size: number, letterSpacing?: number }} RenderRequest size in CSS px, letter spacing in px
+ */
+
+/** At most this many texts are drawn in one call. */
+const LINES_PER_DRAW = 64;
+
+/**
  * Draws text in a face and size: coverage 0-1 per pixel. The result is
  * shared with later calls for the same text, face, size and spacing: read it,
  * do not change it.
@@ -108,36 +115,141 @@ function forgetRenders() {
  * @returns {Promise<Readonly<Coverage>>}
  */
 export async function renderText(text, face, size, letterSpacing = 0) {
+  return (await renderTexts([{ text, face, size, letterSpacing }]))[0];
+}
+
+/**
+ * Draws many texts, each in its face, size and spacing, from the thread's
+ * renders where it has them and the rest a few dozen lines per call: a call
+ * costs about 4 ms however little it draws, and a text image's estimate
+ * draws up to 170 texts. Each line of a call is the same pixels as the text
+ * drawn alone (Pango lays out every line from the left edge, at whole
+ * pixels), cut out at its ink; where the lines cannot be told apart (a text
+ * that draws no ink), each text of that call is drawn alone.
+ * @param {RenderRequest[]} requests
+ * @returns {Promise<Readonly<Coverage>[]>} in the requests' order
+ */
+export async function renderTexts(requests) {
+  if (forgetTimer) forgetTimer.refresh();
+  else forgetTimer = setTimeout(forgetRenders, RENDER_CACHE_IDLE_MS).unref();
+  const lines = requests.map(pangoLine);
+  /** @type {Map<string, Coverage>} this call's results, whatever the cache forgets meanwhile */
+  const found = new Map();
+  /** @type {string[]} */
+  const missing = [];
+  for (const { key } of lines) {
+    if (found.has(key)) continue;
+    const kept = rendered.get(key);
+    if (kept) {
+      rendered.delete(key);
+      rendered.set(key, kept);
+      found.set(key, kept);
+    } else if (!missing.includes(key)) {
+      missing.push(key);
+    }
+  }
+  const markupOf = new Map(lines.map((l) => [l.key, l]));
+  for (let i = 0; i < missing.length; i += LINES_PER_DRAW) {
+    const chunk = missing.slice(i, i + LINES_PER_DRAW).map((key) => /** @type {{ key: string, markup: string, size: number }} */ (markupOf.get(key)));
+    const drawn = (chunk.length > 1 && await drawLines(chunk)) || await Promise.all(chunk.map((line) => drawMarkup(line.markup)));
+    chunk.forEach((line, j) => {
+      found.set(line.key, drawn[j]);
+      remember(line.key, drawn[j]);
+    });
+  }
+  return lines.map(({ key }) => /** @type {Coverage} */ (found.get(key)));
+}
+
+/**
+ * A text's Pango markup, and the key of its render.
+ * @param {RenderRequest} request
+ */
+function pangoLine({ text, face, size, letterSpacing = 0 }) {
   // Pango's letter spacing is in 1/1024 of a point; a point is a pixel at 72 dpi.
   const spacing = Math.round(letterSpacing * 1024);
   const description = [`${face.name},`, face.weight === 'bold' ? 'Bold' : '', face.style === 'italic' ? 'Italic' : '', `${size}px`].filter(Boolean).join(' ');
-  const key = `${spacing}\0${description}\0${text}`;
-  if (forgetTimer) forgetTimer.refresh();
-  else forgetTimer = setTimeout(forgetRenders, RENDER_CACHE_IDLE_MS).unref();
-  const kept = rendered.get(key);
-  if (kept) {
-    rendered.delete(key);
-    rendered.set(key, kept);
-    return kept;
-  }
-  let escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  if (spacing) escaped = `<span letter_spacing="${spacing}">${escaped}</span>`;
-  const { data, info } = await sharp({ text: { text: escaped, font: description, dpi: 72, rgba: false } }).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
-  const coverage = new Float32Array(info.width * info.height);
-  for (let i = 0; i < coverage.length; i++) coverage[i] = data[i] / 255;
-  const result = { width: info.width, height: info.height, data: coverage };
-  rendered.set(key, result);
-  renderedBytes += coverage.byteLength;
+  const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+  return { key: `${spacing}\0${description}\0${text}`, markup: `<span font="${description}"${spacing ? ` letter_spacing="${spacing}"` : ''}>${escaped}</span>`, size };
+}
+
+/** @param {string} key @param {Coverage} coverage */
+function remember(key, coverage) {
+  rendered.set(key, coverage);
+  renderedBytes += coverage.data.byteLength;
   for (const [oldest, { data: old }] of rendered) {
     if (renderedBytes <= RENDER_CACHE_BYTES) break;
     rendered.delete(oldest);
     renderedBytes -= old.byteLength;
   }
-  return result;
+}
+
+/**
+ * One text drawn alone, by its own call and not kept: what renderTexts'
+ * lines must equal.
+ * @param {RenderRequest} request
+ */
+export function drawAlone(request) {
+  return drawMarkup(pangoLine(request).markup);
+}
+
+/**
+ * Pango markup drawn: libvips crops the picture to its ink on the left and
+ * top (sometimes a column or a row wider on the right or bottom).
+ * @param {string} markup
+ * @returns {Promise<Coverage>}
+ */
+async function drawMarkup(markup) {
+  const { data, info } = await sharp({ text: { text: markup, dpi: 72, rgba: false } }).extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const coverage = new Float32Array(info.width * info.height);
+  for (let i = 0; i < coverage.length; i++) coverage[i] = data[i] / 255;
+  return { width: info.width, height: info.height, data: coverage };
+}
+
+/**
+ * Texts drawn one per line in one call, cut apart at the blank rows between
+ * them (lines far apart: three times the largest size, where a line's own
+ * gaps, between an accent and its letter, are under half a size), each cut
+ * to its ink. Null when the rows of ink do not make one group per line.
+ * @param {{ markup: string, size: number }[]} lines
+ * @returns {Promise<Coverage[] | null>}
+ */
+async function drawLines(lines) {
+  const largest = Math.max(...lines.map((l) => l.size));
+  const { data, info } = await sharp({ text: { text: lines.map((l) => l.markup).join('\n'), dpi: 72, rgba: false, spacing: 3 * largest + 8 } })
+    .extractChannel(0).raw().toBuffer({ resolveWithObject: true });
+  const { width, height } = info;
+  /** @type {[number, number][]} rows [top, bottom) of each line's ink */
+  const groups = [];
+  let lastInk = -Infinity;
+  for (let y = 0; y < height; y++) {
+    const row = data.subarray(y * width, (y + 1) * width);
+    if (!row.some((v) => v !== 0)) continue;
+    if (groups.length && y - lastInk <= largest + 4) groups[groups.length - 1][1] = y + 1;
+    else groups.push([y, y + 1]);
+    lastInk = y;
+  }
+  if (groups.length !== lines.length) return null;
+  return groups.map(([top, bottom]) => {
+    let left = width;
+    let right = 0;
+    for (let y = top; y < bottom; y++) {
+      for (let x = 0; x < width; x++) {
+        if (data[y * width + x] === 0) continue;
+        if (x < left) left = x;
+        if (x >= right) right = x + 1;
+      }
+    }
+    const w = right - left;
+    const h = bottom - top;
+    const coverage = new Float32Array(w * h);
+    for (let y = 0; y < h; y++) for (let x = 0; x < w; x++) coverage[y * w + x] = data[(top + y) * width + left + x] / 255;
+    return { width: w, height: h, data: coverage };
+  });
 }
 
 /**
  * The best face and size for a text (or each symbol) over an image's ink.
+ * Every face's renders of one size step are drawn together (renderTexts).
  * @param {Coverage} image
  * @param {Box} ink
  * @param {string[]} texts candidates: the text from ALT or OCR, or the symbols
@@ -153,35 +265,65 @@ export async function estimateStyle(image, ink, texts, options = {}) {
   const results = [];
   for (const text of texts) {
     if (!text.trim()) continue;
-    for (const face of faces) {
-      const reference = await renderText(text, face, REFERENCE_SIZE);
-      const refBox = inkBox(reference);
-      if (!refBox) continue;
+    const references = await renderTexts(faces.map((face) => ({ text, face, size: REFERENCE_SIZE })));
+    /** @type {{ face: Face, guess: number, sizes: number[] }[]} faces worth drawing at sizes near the guess */
+    const tried = [];
+    /** @type {(StyleEstimate | { face: Face })[]} each face's estimate, in the faces' order (ties keep it) */
+    const perFace = [];
+    faces.forEach((face, i) => {
+      const refBox = inkBox(references[i]);
+      if (!refBox) return;
       const guess = Math.round(REFERENCE_SIZE * inkHeight / (refBox.bottom - refBox.top));
       // The text's width at that size, from the reference: far off means another text or face.
       const widthAtGuess = (refBox.right - refBox.left) * guess / REFERENCE_SIZE;
       if (Math.abs(widthAtGuess - inkWidth) > Math.max(4, inkWidth * 0.35)) {
-        results.push({ ...face, size: guess, text, score: 0 });
-        continue;
+        perFace.push({ ...face, size: guess, text, score: 0 });
+        return;
       }
-      let best = { ...face, size: guess, text, score: 0 };
-      for (let size = Math.max(4, guess - spread); size <= guess + spread; size++) {
-        const drawn = await renderText(text, face, size);
-        const box = inkBox(drawn);
-        if (!box) continue;
-        let score = bestAlignment(image, drawn, ink.left - box.left, ink.top - box.top);
+      const sizes = [];
+      for (let size = Math.max(4, guess - spread); size <= guess + spread; size++) sizes.push(size);
+      tried.push({ face, guess, sizes });
+      perFace.push({ face });
+    });
+    const drawn = await renderTexts(tried.flatMap(({ face, sizes }) => sizes.map((size) => ({ text, face, size }))));
+    /** @type {{ score: number, spaced?: RenderRequest }[]} per drawn size, in the same order */
+    const scores = [];
+    const characters = [...text].length;
+    let at = 0;
+    for (const { face, sizes } of tried) {
+      for (const size of sizes) {
+        const render = drawn[at++];
+        const box = inkBox(render);
+        if (!box) {
+          scores.push({ score: -1 });
+          continue;
+        }
+        const score = bestAlignment(image, render, ink.left - box.left, ink.top - box.top);
         // Other renderers place glyphs at other (unhinted, fractional) advances: a word drifts by a pixel
         // every few letters. Spacing the letters to the image's ink width takes the drift out.
-        const characters = [...text].length;
-        if (characters > 1 && Math.abs(box.right - box.left - inkWidth) >= 2) {
-          const spaced = await renderText(text, face, size, (inkWidth - (box.right - box.left)) / (characters - 1));
-          const spacedBox = inkBox(spaced);
-          if (spacedBox) score = Math.max(score, bestAlignment(image, spaced, ink.left - spacedBox.left, ink.top - spacedBox.top));
-        }
+        const spaced = characters > 1 && Math.abs(box.right - box.left - inkWidth) >= 2 ? { text, face, size, letterSpacing: (inkWidth - (box.right - box.left)) / (characters - 1) } : undefined;
+        scores.push({ score, spaced });
+      }
+    }
+    const spacedRequests = /** @type {RenderRequest[]} */ (scores.map((s) => s.spaced).filter(Boolean));
+    const spacedDrawn = await renderTexts(spacedRequests);
+    let spacedAt = 0;
+    for (const s of scores) {
+      if (!s.spaced) continue;
+      const render = spacedDrawn[spacedAt++];
+      const spacedBox = inkBox(render);
+      if (spacedBox) s.score = Math.max(s.score, bestAlignment(image, render, ink.left - spacedBox.left, ink.top - spacedBox.top));
+    }
+    at = 0;
+    const bestOf = new Map(tried.map(({ face, guess, sizes }) => {
+      let best = { ...face, size: guess, text, score: 0 };
+      for (const size of sizes) {
+        const { score } = scores[at++];
         if (score > best.score) best = { ...face, size, text, score };
       }
-      results.push(best);
-    }
+      return [face, best];
+    }));
+    for (const entry of perFace) results.push('score' in entry ? entry : /** @type {StyleEstimate} */ (bestOf.get(entry.face)));
   }
   return results.sort((a, b) => b.score - a.score);
 }
