@@ -222,8 +222,14 @@ async function drawLines(lines) {
   const groups = [];
   let lastInk = -Infinity;
   for (let y = 0; y < height; y++) {
-    const row = data.subarray(y * width, (y + 1) * width);
-    if (!row.some((v) => v !== 0)) continue;
+    let ink = false;
+    for (let i = y * width, end = i + width; i < end; i++) {
+      if (data[i] !== 0) {
+        ink = true;
+        break;
+      }
+    }
+    if (!ink) continue;
     if (groups.length && y - lastInk <= largest + 4) groups[groups.length - 1][1] = y + 1;
     else groups.push([y, y + 1]);
     lastInk = y;

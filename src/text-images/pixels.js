@@ -98,33 +98,74 @@ export function inkBox(cov, threshold = 0.25) {
  * @param {number} [dy]
  */
 export function inkSimilarity(a, b, dx = 0, dy = 0) {
+  // Only pixels where a or b has ink add anything: the sums run over the rectangle that holds both, in the
+  // same order as over the whole picture, so they are the same to the last bit (an added 0 changes no sum).
+  const inkA = nonZeroBox(a);
+  const inkB = nonZeroBox(b);
   let diff = 0;
   let total = 0;
-  for (let y = 0; y < a.height; y++) {
-    for (let x = 0; x < a.width; x++) {
-      const va = a.data[y * a.width + x];
-      const bx = x - dx;
-      const by = y - dy;
-      const vb = bx >= 0 && by >= 0 && bx < b.width && by < b.height ? b.data[by * b.width + bx] : 0;
-      diff += Math.abs(va - vb);
-      total += va + vb;
+  if (inkA || inkB) {
+    const left = Math.max(0, Math.min(inkA ? inkA.left : Infinity, inkB ? inkB.left + dx : Infinity));
+    const top = Math.max(0, Math.min(inkA ? inkA.top : Infinity, inkB ? inkB.top + dy : Infinity));
+    const right = Math.min(a.width, Math.max(inkA ? inkA.right : -Infinity, inkB ? inkB.right + dx : -Infinity));
+    const bottom = Math.min(a.height, Math.max(inkA ? inkA.bottom : -Infinity, inkB ? inkB.bottom + dy : -Infinity));
+    for (let y = top; y < bottom; y++) {
+      for (let x = left; x < right; x++) {
+        const va = a.data[y * a.width + x];
+        const bx = x - dx;
+        const by = y - dy;
+        const vb = bx >= 0 && by >= 0 && bx < b.width && by < b.height ? b.data[by * b.width + bx] : 0;
+        diff += Math.abs(va - vb);
+        total += va + vb;
+      }
     }
   }
   // Ink of b that falls outside a is lost above; count it as difference.
   let bInside = 0;
-  let bAll = 0;
-  for (let y = 0; y < b.height; y++) {
-    for (let x = 0; x < b.width; x++) {
-      const v = b.data[y * b.width + x];
-      bAll += v;
-      const ax = x + dx;
-      const ay = y + dy;
-      if (ax >= 0 && ay >= 0 && ax < a.width && ay < a.height) bInside += v;
+  const bAll = inkSum(b);
+  if (inkB) {
+    for (let y = inkB.top; y < inkB.bottom; y++) {
+      for (let x = inkB.left; x < inkB.right; x++) {
+        const v = b.data[y * b.width + x];
+        const ax = x + dx;
+        const ay = y + dy;
+        if (ax >= 0 && ay >= 0 && ax < a.width && ay < a.height) bInside += v;
+      }
     }
   }
   diff += bAll - bInside;
   total += bAll - bInside;
   return total === 0 ? 1 : 1 - diff / total;
+}
+
+/** @type {WeakMap<Coverage, { left: number, top: number, right: number, bottom: number } | null>} */
+const nonZeroBoxes = new WeakMap();
+/** @type {WeakMap<Coverage, number>} */
+const inkSums = new WeakMap();
+
+/**
+ * The rectangle of a coverage's pixels above 0, kept per coverage (a drawing is compared at many offsets).
+ * @param {Coverage} c
+ */
+function nonZeroBox(c) {
+  let box = nonZeroBoxes.get(c);
+  if (box !== undefined) return box;
+  box = inkBox(c, 0);
+  nonZeroBoxes.set(c, box);
+  return box;
+}
+
+/**
+ * The sum of a coverage's pixels, in row order, kept per coverage.
+ * @param {Coverage} c
+ */
+function inkSum(c) {
+  let sum = inkSums.get(c);
+  if (sum !== undefined) return sum;
+  sum = 0;
+  for (let i = 0; i < c.data.length; i++) sum += c.data[i];
+  inkSums.set(c, sum);
+  return sum;
 }
 
 /**
