@@ -4,14 +4,16 @@
 // here, deterministically: a textured background, a striped disc that moves
 // across it and turns, with a square of noise at its centre that changes
 // every frame; each frame after the first stores only the rectangle that
-// changed, as GIF optimisers write them (2.1 MB; the real one was 1.5 MB). The job (APNG and lossless WebP, both proven, the
-// build's defaults) runs in a child process of its own, measured by GNU time
-// (bench/peers/measure.js): wall time and peak resident set. The child also
-// reports its resident set before the job starts (Node, sharp and the GIF's
-// bytes loaded), so that what the job adds can be read in units of one full
-// set of the frames' RGBA (width x height x 4 x frames bytes): about how many
-// full copies of the frames were held at the peak, encoders' working memory
-// included.
+// changed, as GIF optimisers write them (2.1 MB; the real one was 1.5 MB).
+// The job (APNG and lossless WebP, both proven: the build's defaults) runs in
+// a child process of its own, in a worker of pagediet's pool and with the
+// CLI's malloc settings, as in a build, measured by GNU time
+// (bench/peers/measure.js): wall time, CPU time and peak resident set. The
+// child also reports its resident set before the job (worker, modules and
+// libvips loaded by a first job on a tiny GIF), so that what the job adds
+// reads in full sets of the frames' RGBA (width x height x 4 x frames bytes):
+// about how many copies of the frames were held at the peak, the encoders'
+// working memory and garbage not yet collected included.
 // Run: npm run bench:animation (or node bench/animation.js [--frames 262] [--keep] [--no-record];
 // --keep leaves the GIF in the temporary directory it names).
 // The figures are prepended to docs/measurements/animation-benchmark.md (--no-record: printed only).
@@ -21,6 +23,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { GifWriter } from 'omggif';
+import { ARENA_LIMIT, ARENA_VARIABLE, MMAP_THRESHOLD, MMAP_THRESHOLD_VARIABLE } from '../src/util/arena-limit.js';
 import { measure } from './peers/measure.js';
 import { jsonBlock, recordMeasurement } from './record.js';
 
@@ -47,7 +50,9 @@ async function main() {
   const generateSeconds = (performance.now() - t0) / 1000;
   await fs.writeFile(gifPath, gif);
   const resultPath = path.join(work, 'result.json');
-  const usage = await measure(process.execPath, [SELF, '--child', gifPath, resultPath], { cwd: ROOT });
+  // With glibc's settings the CLI starts itself with (src/util/arena-limit.js), as a build runs.
+  const env = { ...process.env, [ARENA_VARIABLE]: ARENA_LIMIT, [MMAP_THRESHOLD_VARIABLE]: MMAP_THRESHOLD };
+  const usage = await measure(process.execPath, [SELF, '--child', gifPath, resultPath], { cwd: ROOT, env });
   const job = JSON.parse(await fs.readFile(resultPath, 'utf8'));
   if (process.argv.includes('--keep')) console.error(`kept ${gifPath}`);
   else await fs.rm(work, { recursive: true });
@@ -69,20 +74,26 @@ async function main() {
 }
 
 /**
- * Runs the job once on the GIF and writes its result and this process's figures.
+ * Runs the job once on the GIF, as a build does (in a worker of the pool,
+ * one libvips thread), and writes its result and this process's figures.
  * @param {string} gifPath
  * @param {string} resultPath
  */
 async function child(gifPath, resultPath) {
   // Imported here so that the parent, which only generates and measures, stays small.
-  const { animation } = await import('../src/images/jobs/animation.js');
+  const { WorkerPool } = await import('../src/util/pool.js');
+  const pool = new WorkerPool({ threads: 1, jobTimeoutS: 0 });
+  const options = { format: 'auto', lossy: false, quality: [65, 80], zopfliIterations: 0, maxPixels: 100_000_000 };
+  // A 2-frame GIF first, so that the worker, its modules and libvips are loaded before the figure the job is measured from.
+  await pool.run('animation', { bytes: longAnimation(16, 16, 2), options });
   const bytes = await fs.readFile(gifPath);
   const rssBeforeMB = process.memoryUsage().rss / 2 ** 20;
   const t0 = performance.now();
-  const result = await animation({ bytes, options: { format: 'auto', lossy: false, quality: [65, 80], zopfliIterations: 0, maxPixels: 100_000_000 } });
+  const result = await pool.run('animation', { bytes, options });
   const jobSeconds = (performance.now() - t0) / 1000;
+  await pool.close();
   const summary = result.status === 'converted'
-    ? { status: result.status, format: result.format, bytes: result.bytes.length, detail: result.detail, candidates: result.candidates, ruledOut: 'ruledOut' in result ? result.ruledOut : undefined }
+    ? { status: result.status, format: result.format, bytes: result.bytes.length, detail: result.detail, candidates: result.candidates, ruledOut: result.ruledOut }
     : result;
   await fs.writeFile(resultPath, JSON.stringify({ jobSeconds, rssBeforeMB, maxRssMB: process.resourceUsage().maxRSS / 1024, result: summary }));
 }

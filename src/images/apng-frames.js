@@ -56,6 +56,16 @@ const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2,
  */
 
 /**
+ * @typedef {object} AnimationReader
+ * @property {number} width
+ * @property {number} height
+ * @property {number} loop plays; 0 = forever (also for a still PNG)
+ * @property {number} count how many frames the file holds
+ * @property {() => Generator<DecodedFrame>} frames the composited frames in order, decoded one at a
+ *   time; each frame's data is the reader's own canvas, valid until the next frame is asked for
+ */
+
+/**
  * Decodes a PNG or APNG (bit depth ≤ 8, any colour type, interlaced or not)
  * into the composited RGBA frames. Throws on a file that breaks the PNG or
  * APNG rules this relies on.
@@ -63,29 +73,46 @@ const ADAM7 = [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2,
  * @returns {DecodedAnimation}
  */
 export function decodeApng(buffer) {
+  const { width, height, loop, frames } = readApng(buffer);
+  return { width, height, loop, frames: Array.from(frames(), (frame) => ({ ...frame, data: Buffer.from(frame.data) })) };
+}
+
+/**
+ * Reads a PNG or APNG as decodeApng does, but holds one canvas, not every
+ * frame: a proof compares frame i and lets it go before frame i + 1 is
+ * decoded, so a long animation is never held twice. The structure (chunk
+ * order, frame count, rectangles) is checked here; a frame's image data when
+ * that frame is reached.
+ * @param {Uint8Array} buffer
+ * @returns {AnimationReader}
+ */
+export function readApng(buffer) {
   const [first, ...rest] = readChunks(buffer);
   if (first.type !== 'IHDR') throw new Error('Invalid PNG: IHDR is not the first chunk');
   const header = readHeader(first.data);
   const { colours, animation, idat, frames } = readStructure(rest, header);
   const { width, height } = header;
   if (!animation) {
-    return { width, height, loop: 0, frames: [{ data: Buffer.from(decodeImage(idat, header, width, height, colours)), delayNum: 0, delayDen: 100 }] };
+    return { width, height, loop: 0, count: 1, frames: function* still() {
+      const pixels = decodeImage(idat, header, width, height, colours);
+      yield { data: Buffer.from(pixels.buffer, pixels.byteOffset, pixels.length), delayNum: 0, delayDen: 100 };
+    } };
   }
   if (frames.length !== animation.frames) throw new Error(`Invalid APNG: acTL says ${animation.frames} frames, found ${frames.length}`);
-  const canvas = new Uint8Array(width * height * 4);
-  const shown = frames.map(({ control, data }, i) => {
-    if (data.length === 0) throw new Error(`Invalid APNG: frame ${i} has no image data`);
-    const pixels = decodeImage(data, header, control.width, control.height, colours);
-    // dispose PREVIOUS on the first frame means BACKGROUND.
-    const dispose = i === 0 && control.dispose === DISPOSE_PREVIOUS ? DISPOSE_BACKGROUND : control.dispose;
-    const under = dispose === DISPOSE_PREVIOUS ? copyRect(canvas, width, control) : undefined;
-    drawRect(canvas, width, control, pixels, control.blend);
-    const frame = { data: Buffer.from(canvas), delayNum: control.delayNum, delayDen: control.delayDen };
-    if (dispose === DISPOSE_BACKGROUND) drawRect(canvas, width, control, new Uint8Array(control.width * control.height * 4), BLEND_SOURCE);
-    else if (under) drawRect(canvas, width, control, under, BLEND_SOURCE);
-    return frame;
-  });
-  return { width, height, loop: animation.plays, frames: shown };
+  return { width, height, loop: animation.plays, count: frames.length, frames: function* composited() {
+    const canvas = Buffer.alloc(width * height * 4);
+    for (const [i, { control, data }] of frames.entries()) {
+      if (data.length === 0) throw new Error(`Invalid APNG: frame ${i} has no image data`);
+      const pixels = decodeImage(data, header, control.width, control.height, colours);
+      // dispose PREVIOUS on the first frame means BACKGROUND.
+      const dispose = i === 0 && control.dispose === DISPOSE_PREVIOUS ? DISPOSE_BACKGROUND : control.dispose;
+      const under = dispose === DISPOSE_PREVIOUS ? copyRect(canvas, width, control) : undefined;
+      drawRect(canvas, width, control, pixels, control.blend);
+      yield { data: canvas, delayNum: control.delayNum, delayDen: control.delayDen };
+      if (dispose === DISPOSE_BACKGROUND) drawRect(canvas, width, control, new Uint8Array(control.width * control.height * 4), BLEND_SOURCE);
+      else if (under) drawRect(canvas, width, control, under, BLEND_SOURCE);
+    }
+  } };
 }
 
 /** @param {Buffer} data @returns {Header} */

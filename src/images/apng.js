@@ -52,18 +52,18 @@ export async function encodeApng(animation, options = {}) {
 
   // Formats are compared on a sample of the frames, as every format costs a pass over them.
   const sample = evenlySpaced(frames.length, FORMAT_SAMPLE_FRAMES);
+  // Fresh views of the frames: the colour analysis caches each raster's palette indices by its array
+  // (./png/pixels.js), a quarter of the frames' bytes again, which should go when the analysis does.
+  const formats = withTransparentEntries(analyse(frames.map((frame) => frame.data.subarray()), { paletteOrder: options.paletteOrder, width }));
   /** @type {{ format: PngFormat, size: number, plans: FramePlan[] } | undefined} */
   let best;
-  for (const format of withTransparentEntries(analyse(frames.map((frame) => frame.data), { paletteOrder: options.paletteOrder, width }))) {
+  for (const format of formats) {
     const plans = await planFrames(animation, words, rects, format, sample);
     const size = formatOverhead(format) + plans.reduce((sum, plan) => sum + plan.ranking.trials[0].size, 0);
     if (!best || size < best.size) best = { format, size, plans };
   }
   if (!best) throw new Error('No PNG format holds these frames'); // analyse always offers one
   const { format } = best;
-  // Formats were compared with NONE disposal; the disposals are chosen in the winning format.
-  const allowDispose = options.dispose ?? true;
-  const plans = sample.length === frames.length && !allowDispose ? best.plans : await planSequence(animation, words, format, allowDispose);
 
   // The quick ranking chose format and blends; the final one tries every filter.
   const parts = [
@@ -73,11 +73,20 @@ export async function encodeApng(animation, options = {}) {
     ...formatChunks(format),
   ];
   let sequence = 0;
-  for (const [i, plan] of plans.entries()) {
+  /** @type {(plan: FramePlan, i: number) => Promise<void>} */
+  const write = async (plan, i) => {
     const ranking = await rankRaster(plan.patch, plan.rect.width, plan.rect.height, format);
     const raster = await finishRaster(plan.patch, plan.rect.width, plan.rect.height, format, ranking, iterations);
     parts.push(chunk('fcTL', frameControl(sequence++, plan.rect, frames[i].delayCs, plan.blend, plan.dispose)));
     parts.push(i === 0 ? chunk('IDAT', raster.data) : chunk('fdAT', Buffer.concat([uint32s(sequence++), raster.data])));
+  };
+  // Formats were compared with NONE disposal; the disposals are chosen in the winning format.
+  const allowDispose = options.dispose ?? true;
+  if (sample.length === frames.length && !allowDispose) {
+    for (const [i, plan] of best.plans.entries()) await write(plan, i);
+  } else {
+    best = undefined; // its sample's plans: every frame is planned again
+    await planSequence(animation, words, format, allowDispose, write);
   }
   parts.push(chunk('IEND'));
   return Buffer.concat(parts);
@@ -141,19 +150,20 @@ async function planFrames(animation, words, rects, format, indices) {
  * leaves: for frame i, frame i - 1's dispose_op is the one (of those allowed)
  * whose canvas lets frame i be stored smallest by the quick ranking.
  * PREVIOUS is never used on the first frame, where it would mean BACKGROUND.
+ * Each plan is handed to `write` as soon as its dispose_op is chosen, and
+ * let go: the patches of a long animation are never all held at once.
  * @param {Animation} animation
  * @param {Uint32Array[]} words
  * @param {PngFormat} format
  * @param {boolean} allowDispose false: NONE only
- * @returns {Promise<FramePlan[]>}
+ * @param {(plan: FramePlan, i: number) => Promise<void>} write called for every frame, in order
+ * @returns {Promise<void>}
  */
-async function planSequence(animation, words, format, allowDispose) {
+async function planSequence(animation, words, format, allowDispose, write) {
   const { width, height } = animation;
-  /** @type {FramePlan[]} */
-  const plans = [await planFrame(width, undefined, words[0], { x: 0, y: 0, width, height }, format)];
+  let previous = await planFrame(width, undefined, words[0], { x: 0, y: 0, width, height }, format);
   let drawnOn = /** @type {Uint32Array} */ (new Uint32Array(width * height)); // the canvas the previous frame was drawn on
   for (let i = 1; i < words.length; i++) {
-    const previous = plans[i - 1];
     const disposals = !allowDispose ? [DISPOSE_NONE] : i === 1 ? [DISPOSE_NONE, DISPOSE_BACKGROUND] : [DISPOSE_NONE, DISPOSE_BACKGROUND, DISPOSE_PREVIOUS];
     /** @type {{ dispose: number, canvas: Uint32Array, plan: FramePlan } | undefined} */
     let best;
@@ -164,10 +174,11 @@ async function planSequence(animation, words, format, allowDispose) {
     }
     const chosen = /** @type {NonNullable<typeof best>} */ (best);
     previous.dispose = chosen.dispose;
+    await write(previous, i - 1);
     drawnOn = chosen.canvas;
-    plans.push(chosen.plan);
+    previous = chosen.plan;
   }
-  return plans;
+  await write(previous, words.length - 1);
 }
 
 /**

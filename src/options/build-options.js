@@ -23,6 +23,7 @@
  * @property {number} [maxPixels] gif-to-png, animations, png, photos, image-markup: leave alone images with more pixels (decompression bombs) (default 100000000)
  * @property {'auto' | 'apng' | 'webp'} [animations] animations: what animated GIFs may become: apng, webp, or auto (the smaller of the two) (default "auto")
  * @property {boolean} [picture] animations: keep animated GIFs in <img> as the fallback of a <picture> with the new format
+ * @property {number} [imageTimeBudget] animations: seconds of encoding an animated GIF may cost, estimated from its frames before any is written (the same on every run): the dearer of APNG and WebP is not tried when both would go over it, and the decision says so (0: no budget) (default 60)
  * @property {boolean} [lossless] photos: keep every lossy original (JPEG, lossy WebP, AVIF) as it is: no re-encoding, not even a visually identical one
  * @property {number} [photoScore] photos: the SSIMULACRA 2 score a re-encoded photograph must reach against its original (85: indistinguishable in a flip test at 1:1; 90: in a flicker test) (default 85)
  * @property {("avif" | "webp" | "jpeg")[]} [photoFormats] photos: the formats photographs may be re-encoded as (a photo's smaller widths are made in its own format too, as their fallback) (default ["avif","jpeg"])

@@ -9,7 +9,7 @@
  */
 import { readGifStructure } from '../images/gif.js';
 import { addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
-import { IMAGE_JOB_OPTIONS, prune } from '../images/options.js';
+import { IMAGE_JOB_OPTIONS, imageTimeBudget, prune } from '../images/options.js';
 import { boolean, oneOf } from '../options/kinds.js';
 import { option } from '../options/table.js';
 
@@ -17,6 +17,7 @@ const options = {
   animations: option(oneOf(/** @type {const} */ (['auto', 'apng', 'webp'])), 'auto', 'what animated GIFs may become: apng, webp, or auto (the smaller of the two)'),
   picture: option(boolean, false, 'keep animated GIFs in <img> as the fallback of a <picture> with the new format'),
   ...IMAGE_JOB_OPTIONS,
+  imageTimeBudget,
   prune,
 };
 
@@ -31,7 +32,7 @@ export default {
     const gifs = (await imagesOfType(site, 'gif')).filter((file) => referenced.has(file.path));
     /** @type {(import('../images/replace.js').Replacement & { result: Pick<import('../images/jobs/animation.js').ConvertedAnimation, 'format' | 'detail' | 'candidates' | 'ruledOut'> })[]} */
     const replaced = [];
-    await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx.options) }, (bytes) => {
+    await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx.options), imageTimeBudget: ctx.options.imageTimeBudget }, (bytes) => {
       try {
         return readGifStructure(bytes).frames.length > 1 ? null : false;
       } catch {
