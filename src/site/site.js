@@ -310,7 +310,7 @@ export class Site {
    */
   async pageFindings(bytes, charset, bomLength, withRepairs) {
     const cache = this.options.cache;
-    const key = cache ? cacheKey('page-findings', { charset, bomLength, withRepairs }, [bytes], await codeFingerprint(new URL(import.meta.url))) : '';
+    const key = cache ? await this.findingsKey(bytes, charset, bomLength, withRepairs) : '';
     const known = /** @type {PageFindings | undefined} */ (cache ? await cache.get(key) : undefined);
     if (known && Array.isArray(known.references)) return known;
     const view = new DocumentView(bytes, charset, bomLength);
@@ -319,6 +319,32 @@ export class Site {
     const findings = { references: found.references, baseHref: found.baseHref, repairs: withRepairs ? markupRepairs(view, found.root, found.parseErrors) : null };
     if (cache) await cache.set(key, findings);
     return findings;
+  }
+
+  /**
+   * @param {Buffer} bytes
+   * @param {string} charset
+   * @param {number} bomLength
+   * @param {boolean} withRepairs
+   */
+  async findingsKey(bytes, charset, bomLength, withRepairs) {
+    return cacheKey('page-findings', { charset, bomLength, withRepairs }, [bytes], await codeFingerprint(new URL(import.meta.url)));
+  }
+
+  /**
+   * Keeps what a parse of a page's new bytes would find, where the site model
+   * knew it without a parse: a build that replays the pass from the cache
+   * (pass-memo.js) writes these bytes again and finds them there.
+   * @param {SiteFile} file
+   * @param {Buffer} bytes
+   */
+  async rememberFindings(file, bytes) {
+    const cache = this.options.cache;
+    if (!cache || file.role !== 'page') return;
+    const references = file.references.map(({ source, status, target, via, note, ...found }) => found);
+    /** @type {PageFindings} */
+    const findings = { references, baseHref: file.baseHref ?? null, repairs: null };
+    await cache.set(await this.findingsKey(bytes, /** @type {string} */ (file.charset), file.bomLength, false), findings);
   }
 
   /**
@@ -499,6 +525,7 @@ export class Site {
     file.outputKey = this.bytes.put(bytes);
     file.outputLength = bytes.length;
     file.writes++;
+    await this.rememberFindings(file, bytes);
     await this.bytes.settle();
   }
 
@@ -599,6 +626,7 @@ export class Site {
       file.outputLength = after.length;
       file.writes++;
       file.references = moved;
+      await this.rememberFindings(file, after);
       await this.bytes.settle();
     }
     return [...bySource.keys()];
