@@ -81,12 +81,12 @@ export default {
         // hints go on those alone). A page of small, sized images costs no layout.
         if (!refs.some((ref) => {
           const size = ref.status === 'ok' ? sizes.get(/** @type {string} */ (ref.target)) : null;
-          const tag = bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd));
-          return size && (isLarge(size) || (!/\swidth\s*=/i.test(tag) && !/\sheight\s*=/i.test(tag)));
+          const tag = startTag(bytes, ref);
+          return size && (isLarge(size) || (!hasAttribute(tag, 'width') && !hasAttribute(tag, 'height')));
         })) continue;
         const before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
         const charset = /** @type {string} */ (site.get(page).charset);
-        const authorPriority = refs.some((ref) => /\sfetchpriority\s*=/i.test(bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd))));
+        const authorPriority = refs.some((ref) => hasAttribute(startTag(bytes, ref), 'fetchpriority'));
         const priority = authorPriority ? null : largestInFirstView(before, refs, (path) => isLarge(sizes.get(path)));
         const indexed = before.map(imagesByKey);
         /**
@@ -103,8 +103,8 @@ export default {
             const target = ref.status === 'ok' ? /** @type {string} */ (ref.target) : '';
             const occurrence = seen.get(target) ?? 0;
             seen.set(target, occurrence + 1);
-            const tag = bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd));
-            const has = (/** @type {string} */ name) => new RegExp(`\\s${name}\\s*=`, 'i').test(tag);
+            const tag = startTag(bytes, ref);
+            const has = (/** @type {string} */ name) => hasAttribute(tag, name);
             /** @type {string[]} */
             const added = [];
             const size = target ? sizes.get(target) : null;
@@ -164,6 +164,24 @@ export default {
     }
   },
 };
+
+/**
+ * The text of an <img src> reference's start tag.
+ * @param {Buffer} bytes the page
+ * @param {Reference} ref
+ */
+function startTag(bytes, ref) {
+  return bytes.toString('latin1', /** @type {number} */ (ref.tagStart), /** @type {number} */ (ref.tagEnd));
+}
+
+/**
+ * Whether a start tag has an attribute, whatever its case.
+ * @param {string} tag
+ * @param {string} name
+ */
+function hasAttribute(tag, name) {
+  return new RegExp(`\\s${name}\\s*=`, 'i').test(tag);
+}
 
 /**
  * Whether an image has LARGE_IMAGE_PIXELS stored.

@@ -503,11 +503,20 @@ export class Site {
    */
   async write(sitePath, bytes) {
     const file = this.get(sitePath);
+    this.setOutput(file, bytes);
+    if (file.role !== 'asset') await this.parse(file);
+    await this.bytes.settle();
+  }
+
+  /**
+   * A file's new output bytes, before its references are brought up to date.
+   * @param {SiteFile} file
+   * @param {Buffer} bytes
+   */
+  setOutput(file, bytes) {
     file.outputKey = this.bytes.put(bytes);
     file.outputLength = bytes.length;
     file.writes++;
-    if (file.role !== 'asset') await this.parse(file);
-    await this.bytes.settle();
   }
 
   /**
@@ -522,9 +531,7 @@ export class Site {
   async writeSameReferences(sitePath, bytes) {
     const file = this.get(sitePath);
     if (file.role !== 'page' || bytes.length !== file.outputSize) return this.write(sitePath, bytes);
-    file.outputKey = this.bytes.put(bytes);
-    file.outputLength = bytes.length;
-    file.writes++;
+    this.setOutput(file, bytes);
     await this.rememberFindings(file, bytes);
     await this.bytes.settle();
   }
@@ -615,16 +622,14 @@ export class Site {
       bySource.set(ref.source, edits);
     }
     for (const [sourcePath, edits] of bySource) {
+      const file = this.get(sourcePath);
       const after = applyEdits(/** @type {Buffer} */ (current.get(sourcePath)), edits);
-      const moved = this.movedReferences(this.get(sourcePath), edits);
+      const moved = this.movedReferences(file, edits);
       if (!moved) {
         await this.write(sourcePath, after);
         continue;
       }
-      const file = this.get(sourcePath);
-      file.outputKey = this.bytes.put(after);
-      file.outputLength = after.length;
-      file.writes++;
+      this.setOutput(file, after);
       file.references = moved;
       await this.rememberFindings(file, after);
       await this.bytes.settle();
@@ -637,9 +642,10 @@ export class Site {
    * whole, without parsing the page again: the tree is the same but for
    * those attribute values, so every offset moves by the edits before it and
    * the changed references are resolved again. Null where a parse is needed:
-   * not a page, an edit that is not exactly a reference's URL, a <base href>,
-   * or a new URL a browser would decode (a character reference, a CSS escape,
-   * white space).
+   * not a page in an ASCII-compatible charset, an edit that is not exactly a
+   * reference's URL, or a new URL a browser would decode or that is not
+   * ASCII (a character reference, a CSS escape, white space, a quote or a
+   * bracket).
    * @param {SiteFile} file
    * @param {import('./edits.js').Edit[]} edits
    * @returns {Reference[] | null}
@@ -658,14 +664,20 @@ export class Site {
       if (/[&\\\s'"()\x00-\x1f\x7f-\xff]/.test(url)) return null;
       urls.set(i, url);
     }
-    /** The offset o after the edits that end at or before it (an empty edit at o is after it). @param {number} o */
+    /** shifts[k]: how far the first k edits move what follows them. */
+    const shifts = [0];
+    for (const e of sorted) shifts.push(shifts[shifts.length - 1] + e.bytes.length - (e.end - e.start));
+    /** The offset o after the edits that end at or before it (an empty edit at o is after it): a binary search, as a page has hundreds of offsets. @param {number} o */
     const moved = (o) => {
-      let shift = 0;
-      for (const e of sorted) {
-        if (e.end > o || (e.start === o && e.end === o)) break;
-        shift += e.bytes.length - (e.end - e.start);
+      let low = 0;
+      let high = sorted.length;
+      while (low < high) {
+        const mid = (low + high) >> 1;
+        const e = sorted[mid];
+        if (e.end > o || (e.start === o && e.end === o)) high = mid;
+        else low = mid + 1;
       }
-      return o + shift;
+      return o + shifts[low];
     };
     return refs.map((ref, i) => {
       const { source, status, target, via, note, ...found } = ref;

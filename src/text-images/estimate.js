@@ -105,22 +105,10 @@ function forgetRenders() {
 const LINES_PER_DRAW = 64;
 
 /**
- * Draws text in a face and size: coverage 0-1 per pixel. The result is
- * shared with later calls for the same text, face, size and spacing: read it,
- * do not change it.
- * @param {string} text
- * @param {Face} face
- * @param {number} size CSS px
- * @param {number} [letterSpacing] px
- * @returns {Promise<Readonly<Coverage>>}
- */
-export async function renderText(text, face, size, letterSpacing = 0) {
-  return (await renderTexts([{ text, face, size, letterSpacing }]))[0];
-}
-
-/**
- * Draws many texts, each in its face, size and spacing, from the thread's
- * renders where it has them and the rest a few dozen lines per call: a call
+ * Draws many texts, each in its face, size and spacing: coverage 0-1 per
+ * pixel. A result is shared with later calls for the same text, face, size
+ * and spacing: read it, do not change it. The thread's renders are taken
+ * where it has them, and the rest drawn a few dozen lines per call: a call
  * costs about 4 ms however little it draws, and a text image's estimate
  * draws up to 170 texts. Each line of a call is the same pixels as the text
  * drawn alone (Pango lays out every line from the left edge, at whole
@@ -135,22 +123,22 @@ export async function renderTexts(requests) {
   const lines = requests.map(pangoLine);
   /** @type {Map<string, Coverage>} this call's results, whatever the cache forgets meanwhile */
   const found = new Map();
-  /** @type {string[]} */
-  const missing = [];
-  for (const { key } of lines) {
-    if (found.has(key)) continue;
-    const kept = rendered.get(key);
+  /** @type {Map<string, PangoLine>} the lines to draw, once each */
+  const missing = new Map();
+  for (const line of lines) {
+    if (found.has(line.key) || missing.has(line.key)) continue;
+    const kept = rendered.get(line.key);
     if (kept) {
-      rendered.delete(key);
-      rendered.set(key, kept);
-      found.set(key, kept);
-    } else if (!missing.includes(key)) {
-      missing.push(key);
+      rendered.delete(line.key);
+      rendered.set(line.key, kept);
+      found.set(line.key, kept);
+    } else {
+      missing.set(line.key, line);
     }
   }
-  const markupOf = new Map(lines.map((l) => [l.key, l]));
-  for (let i = 0; i < missing.length; i += LINES_PER_DRAW) {
-    const chunk = missing.slice(i, i + LINES_PER_DRAW).map((key) => /** @type {{ key: string, markup: string, size: number }} */ (markupOf.get(key)));
+  const toDraw = [...missing.values()];
+  for (let i = 0; i < toDraw.length; i += LINES_PER_DRAW) {
+    const chunk = toDraw.slice(i, i + LINES_PER_DRAW);
     const drawn = (chunk.length > 1 && await drawLines(chunk)) || await Promise.all(chunk.map((line) => drawMarkup(line.markup)));
     chunk.forEach((line, j) => {
       found.set(line.key, drawn[j]);
@@ -161,8 +149,13 @@ export async function renderTexts(requests) {
 }
 
 /**
+ * @typedef {{ key: string, markup: string, size: number }} PangoLine a text's Pango markup, the key of its render, its size
+ */
+
+/**
  * A text's Pango markup, and the key of its render.
  * @param {RenderRequest} request
+ * @returns {PangoLine}
  */
 function pangoLine({ text, face, size, letterSpacing = 0 }) {
   // Pango's letter spacing is in 1/1024 of a point; a point is a pixel at 72 dpi.
@@ -210,7 +203,7 @@ async function drawMarkup(markup) {
  * them (lines far apart: three times the largest size, where a line's own
  * gaps, between an accent and its letter, are under half a size), each cut
  * to its ink. Null when the rows of ink do not make one group per line.
- * @param {{ markup: string, size: number }[]} lines
+ * @param {PangoLine[]} lines
  * @returns {Promise<Coverage[] | null>}
  */
 async function drawLines(lines) {
@@ -272,64 +265,47 @@ export async function estimateStyle(image, ink, texts, options = {}) {
   for (const text of texts) {
     if (!text.trim()) continue;
     const references = await renderTexts(faces.map((face) => ({ text, face, size: REFERENCE_SIZE })));
-    /** @type {{ face: Face, guess: number, sizes: number[] }[]} faces worth drawing at sizes near the guess */
+    /**
+     * Each face that draws the text, with the sizes tried near its guess (none when its width is far off).
+     * @type {{ face: Face, guess: number, trials: { face: Face, size: number, score: number, spaced?: RenderRequest }[] }[]}
+     */
     const tried = [];
-    /** @type {(StyleEstimate | { face: Face })[]} each face's estimate, in the faces' order (ties keep it) */
-    const perFace = [];
     faces.forEach((face, i) => {
       const refBox = inkBox(references[i]);
       if (!refBox) return;
       const guess = Math.round(REFERENCE_SIZE * inkHeight / (refBox.bottom - refBox.top));
       // The text's width at that size, from the reference: far off means another text or face.
       const widthAtGuess = (refBox.right - refBox.left) * guess / REFERENCE_SIZE;
-      if (Math.abs(widthAtGuess - inkWidth) > Math.max(4, inkWidth * 0.35)) {
-        perFace.push({ ...face, size: guess, text, score: 0 });
-        return;
+      const trials = [];
+      if (Math.abs(widthAtGuess - inkWidth) <= Math.max(4, inkWidth * 0.35)) {
+        for (let size = Math.max(4, guess - spread); size <= guess + spread; size++) trials.push({ face, size, score: 0 });
       }
-      const sizes = [];
-      for (let size = Math.max(4, guess - spread); size <= guess + spread; size++) sizes.push(size);
-      tried.push({ face, guess, sizes });
-      perFace.push({ face });
+      tried.push({ face, guess, trials });
     });
-    const drawn = await renderTexts(tried.flatMap(({ face, sizes }) => sizes.map((size) => ({ text, face, size }))));
-    /** @type {{ score: number, spaced?: RenderRequest }[]} per drawn size, in the same order */
-    const scores = [];
+    const trials = tried.flatMap((t) => t.trials);
     const characters = [...text].length;
-    let at = 0;
-    for (const { face, sizes } of tried) {
-      for (const size of sizes) {
-        const render = drawn[at++];
-        const box = inkBox(render);
-        if (!box) {
-          scores.push({ score: -1 });
-          continue;
-        }
-        const score = bestAlignment(image, render, ink.left - box.left, ink.top - box.top);
-        // Other renderers place glyphs at other (unhinted, fractional) advances: a word drifts by a pixel
-        // every few letters. Spacing the letters to the image's ink width takes the drift out.
-        const spaced = characters > 1 && Math.abs(box.right - box.left - inkWidth) >= 2 ? { text, face, size, letterSpacing: (inkWidth - (box.right - box.left)) / (characters - 1) } : undefined;
-        scores.push({ score, spaced });
+    const drawn = await renderTexts(trials.map(({ face, size }) => ({ text, face, size })));
+    trials.forEach((trial, i) => {
+      const box = inkBox(drawn[i]);
+      if (!box) return;
+      trial.score = bestAlignment(image, drawn[i], ink.left - box.left, ink.top - box.top);
+      // Other renderers place glyphs at other (unhinted, fractional) advances: a word drifts by a pixel
+      // every few letters. Spacing the letters to the image's ink width takes the drift out.
+      if (characters > 1 && Math.abs(box.right - box.left - inkWidth) >= 2) {
+        trial.spaced = { text, face: trial.face, size: trial.size, letterSpacing: (inkWidth - (box.right - box.left)) / (characters - 1) };
       }
-    }
-    const spacedRequests = /** @type {RenderRequest[]} */ (scores.map((s) => s.spaced).filter(Boolean));
-    const spacedDrawn = await renderTexts(spacedRequests);
-    let spacedAt = 0;
-    for (const s of scores) {
-      if (!s.spaced) continue;
-      const render = spacedDrawn[spacedAt++];
-      const spacedBox = inkBox(render);
-      if (spacedBox) s.score = Math.max(s.score, bestAlignment(image, render, ink.left - spacedBox.left, ink.top - spacedBox.top));
-    }
-    at = 0;
-    const bestOf = new Map(tried.map(({ face, guess, sizes }) => {
+    });
+    const respaced = trials.filter((t) => t.spaced);
+    const spacedDrawn = await renderTexts(respaced.map((t) => /** @type {RenderRequest} */ (t.spaced)));
+    respaced.forEach((trial, i) => {
+      const box = inkBox(spacedDrawn[i]);
+      if (box) trial.score = Math.max(trial.score, bestAlignment(image, spacedDrawn[i], ink.left - box.left, ink.top - box.top));
+    });
+    for (const { face, guess, trials: own } of tried) {
       let best = { ...face, size: guess, text, score: 0 };
-      for (const size of sizes) {
-        const { score } = scores[at++];
-        if (score > best.score) best = { ...face, size, text, score };
-      }
-      return [face, best];
-    }));
-    for (const entry of perFace) results.push('score' in entry ? entry : /** @type {StyleEstimate} */ (bestOf.get(entry.face)));
+      for (const { size, score } of own) if (score > best.score) best = { ...face, size, text, score };
+      results.push(best);
+    }
   }
   return results.sort((a, b) => b.score - a.score);
 }
