@@ -165,15 +165,21 @@ function mediaWidths() {
 
 /**
  * In the page: waits until every image has loaded (lazy ones too, made
- * eager, so that every box has its final size), the fonts are ready and two
- * frames have been drawn.
+ * eager, so that every box has its final size), every font has loaded and
+ * two frames have been drawn. Fonts are asked again after the images: a web
+ * font starts loading only when laid-out text needs it, which can be after
+ * `document.fonts.ready` first resolved, and its swap moves boxes.
  * @param {number} timeout
  */
 async function settle(timeout) {
   const until = Date.now() + timeout;
   for (const img of document.images) if (img.loading === 'lazy') img.loading = 'eager';
-  await document.fonts?.ready;
-  while ([...document.images].some((img) => !img.complete) && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+  const waiting = () => [...document.images].some((img) => !img.complete) || (document.fonts !== undefined && document.fonts.status !== 'loaded');
+  do {
+    await document.fonts?.ready;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    if (waiting()) await new Promise((resolve) => setTimeout(resolve, 20));
+  } while (waiting() && Date.now() < until);
   for (let frame = 0; frame < 2; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
 }
 
