@@ -243,8 +243,10 @@ describe('loadSite with compressOnTheFly', () => {
       expect(r.bodyBytes).toBe(bytes.length);
     }
     expect(record(trace(off, '/index2.html', protocol, 'first'), '/index2.html').bodyBytes).toBe(PAGE2_GZ.length);
-    // Undefined is the same as no option at all, to the byte.
-    const shape = (result) => result.traces.map((t) => t.requests.map((r) => [t.page, t.protocol, t.visit, r.path, r.status, r.encoding, r.bodyBytes, r.responseHeaderBytes]));
+    // Undefined is the same as no option at all, to the byte of every body. Response headers are left out: on a
+    // real load their size depends on which request ends a connection (Keep-Alive or close) or is encoded first
+    // in HPACK's table, which two loads need not share (CI saw 75 against 52 B for one response).
+    const shape = (result) => result.traces.map((t) => t.requests.map((r) => [t.page, t.protocol, t.visit, r.path, r.status, r.encoding, r.bodyBytes]));
     expect(shape(off)).toEqual(shape(before));
   });
 
