@@ -7,6 +7,9 @@
  * neither pages nor fingerprinted an hour) and each fingerprinted file gets
  * a path of its own with the year-long header, listed from the site's files
  * (write the config again when the site changes; `pagediet build` does).
+ * h2o 2.2 sends sidecars only to HTTP/1.1 and HTTP/2 requests (its file
+ * handler looks for them from version 1.1 on): an HTTP/1.0 client gets the
+ * uncompressed file.
  */
 import { CONFIGS_DIR, IMMUTABLE, REVALIDATE, TEXT_TYPES, cachePolicy, charsetComment, headerComment, isSidecar } from './shared.js';
 

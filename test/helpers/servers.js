@@ -1,11 +1,33 @@
 /**
- * Real web servers for the config tests: nginx, Apache, Caddy and h2o from
+ * Real web servers for the config tests and the robot's loads
+ * (test/real-servers-loader.test.js): nginx, Apache, Caddy and h2o from
  * Debian's packages, each started in the foreground on 127.0.0.1 and a free
  * port, with its own temporary config, pid and log files, as the Debian
  * defaults a site would meet (nginx's mime.types, Apache's mime.conf with
  * `AddLanguage br .br` and mod_deflate compressing text on the fly). The
  * snippet under test is included the way its header comment says. Every
  * server is killed by stop(), and by the process exit if a test forgets.
+ *
+ * Each also speaks HTTP/2 in cleartext with prior knowledge (h2c: the client
+ * sends the HTTP/2 preface at once, no Upgrade, no TLS), as the robot's 'h2'
+ * strategy does, at `h2Origin`:
+ * - nginx on a second port (`h2Origin` differs from `origin`): before 1.25.1
+ *   (Debian 12 has 1.22.1, which knows no `http2 on;`) `listen ... http2`
+ *   without ssl makes a port speak HTTP/2 only, and an HTTP/1 request there
+ *   gets no answer (curl: "Received HTTP/0.9"). From 1.25.1 `http2 on;` is
+ *   written instead (the parameter is deprecated there), and a cleartext port
+ *   then looks for the HTTP/2 preface and takes HTTP/1 otherwise.
+ * - Apache on a second port: mod_http2 (in Debian's apache2-bin, as every other
+ *   module here) with `Protocols h2c http/1.1` and `H2Direct on` in a
+ *   <VirtualHost> of that port. On the first port it would work too, but core
+ *   then adds `Upgrade: h2c` and `Connection: Upgrade` to every HTTP/1.1 and
+ *   HTTP/1.0 response (even with `H2Upgrade off`, which only refuses the
+ *   upgrade); on a port of its own, the answers on `origin` stay as they are
+ *   without HTTP/2.
+ * - Caddy on the same port: the global `servers { protocols h1 h2c }` (without
+ *   it, Caddy 2.6.2 answers nothing to a connection that opens with the preface).
+ * - h2o on the same port with no setting at all: 2.2's cleartext listener
+ *   answers the preface (and an Upgrade: h2c) beside HTTP/1.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -32,6 +54,40 @@ export function unavailable(name) {
   return null;
 }
 
+const APACHE_HTTP2 = `${APACHE_MODULES}/mod_http2.so`;
+
+/**
+ * Why a server, which can run here (unavailable() is null), cannot speak h2c
+ * with prior knowledge here, or null when it can. startServer gives such a
+ * server no h2Origin.
+ * @param {ServerName} name
+ * @returns {string | null}
+ */
+export function h2Unavailable(name) {
+  if (name === 'nginx' && !nginxBuild().includes('--with-http_v2_module')) return 'this nginx was built without --with-http_v2_module (nginx -V)';
+  if (name === 'apache' && !existsSync(APACHE_HTTP2)) return `${APACHE_HTTP2} is missing (Debian: apache2-bin)`;
+  return null;
+}
+
+/** @type {string | undefined} */
+let nginxV;
+/** What `nginx -V` says (version and configure arguments), asked once. */
+function nginxBuild() {
+  nginxV ??= spawnSync('nginx', ['-V'], { encoding: 'utf8' }).stderr ?? '';
+  return nginxV;
+}
+
+/**
+ * Whether this nginx has the `http2` directive (1.25.1 and later), or only
+ * the `http2` parameter of `listen` (earlier: on a cleartext port, HTTP/2 only).
+ */
+function nginxHasHttp2Directive() {
+  const m = /nginx\/(\d+)\.(\d+)\.(\d+)/.exec(nginxBuild());
+  if (!m) return false;
+  const [major, minor, patch] = m.slice(1).map(Number);
+  return major > 1 || (major === 1 && (minor > 25 || (minor === 25 && patch >= 1)));
+}
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort() {
   return new Promise((resolve, reject) => {
@@ -53,7 +109,10 @@ process.on('exit', () => {
 /**
  * @typedef {object} RunningServer
  * @property {ServerName} name
- * @property {string} origin http://127.0.0.1:port
+ * @property {string} origin http://127.0.0.1:port, HTTP/1.0 and HTTP/1.1 (pipelining too)
+ * @property {string | null} h2Origin where it speaks h2c with prior knowledge: origin itself (Caddy, h2o),
+ *   or a second port of the same server and site (nginx, Apache); null when it cannot here (h2Missing says why)
+ * @property {string | null} h2Missing why h2Origin is null (h2Unavailable())
  * @property {() => Promise<string>} log the server's error log
  * @property {() => Promise<void>} stop
  */
@@ -66,7 +125,10 @@ process.on('exit', () => {
  */
 export async function startServer(name, { root, snippet, work }) {
   const port = await freePort();
-  const setup = await SETUPS[name]({ root, snippet, work, port });
+  const h2Missing = h2Unavailable(name);
+  // nginx and Apache answer h2c on a port of their own (see the top of this file).
+  const h2Port = h2Missing ? null : name === 'nginx' || name === 'apache' ? await freePort() : port;
+  const setup = await SETUPS[name]({ root, snippet, work, port, h2Port });
   const child = spawn(setup.command, setup.args, { cwd: work, env: { ...process.env, ...setup.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   running.add(child);
   let output = '';
@@ -74,6 +136,7 @@ export async function startServer(name, { root, snippet, work }) {
   child.stderr?.on('data', (d) => { output += d; });
   const exited = new Promise((resolve) => child.once('exit', (code, signal) => { running.delete(child); resolve(signal ?? code); }));
   const origin = `http://127.0.0.1:${port}`;
+  const h2Origin = h2Port === null ? null : `http://127.0.0.1:${h2Port}`;
   const log = async () => `${output}${await fs.readFile(path.join(work, 'error.log'), 'utf8').catch(() => '')}`;
   const stop = async () => {
     if (!running.has(child)) return setup.afterStop?.();
@@ -90,14 +153,14 @@ export async function startServer(name, { root, snippet, work }) {
       await setup.afterStop?.();
       throw new Error(`${name} exited at start:\n${await log()}`);
     }
-    if (await answers(port)) break;
+    if (await answers(port) && (h2Port === null || h2Port === port || await answers(h2Port))) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`${name} did not answer on ${origin} within 15 s:\n${await log()}`);
+      throw new Error(`${name} did not answer on ${origin}${h2Origin && h2Origin !== origin ? ` and ${h2Origin}` : ''} within 15 s:\n${await log()}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { name, origin, log, stop };
+  return { name, origin, h2Origin, h2Missing, log, stop };
 }
 
 /** @param {number} port */
@@ -112,11 +175,16 @@ function answers(port) {
 /**
  * An nginx.conf that runs as root from a work folder, serving `root` on
  * 127.0.0.1:`port` with the given files included in its server block.
- * @param {{ work: string, root: string, port: number, includes: string[], modules?: string[] }} options
- *   modules: dynamic modules to load (none: Debian's stock nginx)
+ * @param {{ work: string, root: string, port: number, h2Port?: number | null, includes: string[], modules?: string[] }} options
+ *   modules: dynamic modules to load (none: Debian's stock nginx); h2Port: a second port of the same
+ *   server that speaks h2c with prior knowledge (from nginx 1.25.1, whose `http2 on;` is per server,
+ *   both ports take the HTTP/2 preface and HTTP/1 alike)
  */
-export function nginxMainConf({ work, root, port, includes, modules = [] }) {
+export function nginxMainConf({ work, root, port, h2Port = null, includes, modules = [] }) {
   const temp = (/** @type {string} */ n) => `${n}_temp_path ${path.join(work, n)};`;
+  const h2 = h2Port === null ? '' : nginxHasHttp2Directive()
+    ? `\n        listen 127.0.0.1:${h2Port};\n        http2 on;`
+    : `\n        listen 127.0.0.1:${h2Port} http2;`;
   return `${modules.map((m) => `load_module ${m};\n`).join('')}user root root;
 worker_processes 1;
 pid ${path.join(work, 'nginx.pid')};
@@ -128,7 +196,7 @@ http {
     access_log off;
     ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n    ')}
     server {
-        listen 127.0.0.1:${port};
+        listen 127.0.0.1:${port};${h2}
         root "${root}";
         ${includes.map((f) => `include ${f};`).join('\n        ')}
     }
@@ -137,25 +205,34 @@ http {
 }
 
 /**
- * @typedef {{ root: string, snippet: string, work: string, port: number }} SetupInput
+ * @typedef {{ root: string, snippet: string, work: string, port: number, h2Port: number | null }} SetupInput
+ *   h2Port: where h2c must be answered (port itself for Caddy and h2o, a second one for nginx and Apache), or null
  * @typedef {{ command: string, args: string[], env?: Record<string, string>, afterStop?: () => Promise<void> }} Setup
  * @type {Record<ServerName, (input: SetupInput) => Promise<Setup>>}
  */
 const SETUPS = {
-  async nginx({ root, snippet, work, port }) {
+  async nginx({ root, snippet, work, port, h2Port }) {
     const snippetFile = path.join(work, 'pagediet.conf');
     await fs.writeFile(snippetFile, snippet);
-    await fs.writeFile(path.join(work, 'nginx.conf'), nginxMainConf({ work, root, port, includes: [snippetFile], modules: [BROTLI_STATIC] }));
+    await fs.writeFile(path.join(work, 'nginx.conf'), nginxMainConf({ work, root, port, h2Port, includes: [snippetFile], modules: [BROTLI_STATIC] }));
     return { command: 'nginx', args: ['-p', work, '-c', path.join(work, 'nginx.conf'), '-g', 'daemon off;'] };
   },
 
-  async apache({ root, snippet, work, port }) {
+  async apache({ root, snippet, work, port, h2Port }) {
     // The snippet is an .htaccess: it goes to the site's root, and is removed again at stop.
     const htaccess = path.join(root, '.htaccess');
     if (existsSync(htaccess)) throw new Error(`${htaccess} exists: refusing to replace it`);
     await fs.writeFile(htaccess, snippet);
     await readableByOthers(root, work);
-    const modules = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers', 'filter', 'deflate'];
+    const modules = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers', 'filter', 'deflate', ...(h2Port === null ? [] : ['http2'])];
+    // h2c on a second port, a virtual host of the same site (it inherits DocumentRoot; <Directory> and
+    // .htaccess apply to it alike); H2Direct: the HTTP/2 preface at once, without an Upgrade.
+    const h2 = h2Port === null ? '' : `Listen 127.0.0.1:${h2Port}
+<VirtualHost 127.0.0.1:${h2Port}>
+    Protocols h2c http/1.1
+    H2Direct on
+</VirtualHost>
+`;
     await fs.writeFile(path.join(work, 'apache2.conf'), `ServerRoot "${work}"
 ServerName 127.0.0.1
 Listen 127.0.0.1:${port}
@@ -182,17 +259,20 @@ DocumentRoot "${root}"
     Options FollowSymLinks
     Require all granted
 </Directory>
-`);
+${h2}`);
     return { command: 'apache2', args: ['-f', path.join(work, 'apache2.conf'), '-DFOREGROUND'], afterStop: () => fs.rm(htaccess, { force: true }) };
   },
 
-  async caddy({ root, snippet, work, port }) {
+  async caddy({ root, snippet, work, port, h2Port }) {
     const snippetFile = path.join(work, 'pagediet.caddy');
     await fs.writeFile(snippetFile, snippet);
     await fs.writeFile(path.join(work, 'Caddyfile'), `{
 	admin off
 	auto_https off
-	storage file_system ${path.join(work, 'data')}
+	storage file_system ${path.join(work, 'data')}${h2Port === null ? '' : `
+	servers {
+		protocols h1 h2c
+	}`}
 }
 http://127.0.0.1:${port} {
 	root * "${root}"
