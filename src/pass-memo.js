@@ -22,7 +22,7 @@ const RECALL_WINDOW = 8;
  * @typedef {import('./site/site.js').Warning} Warning
  * @typedef {import('./pipeline.js').PassReport} PassReport
  *
- * @typedef {{ op: 'add', path: string, key: string, mtimeMs: number, role: SiteFile['role'], parsed: boolean }
+ * @typedef {{ op: 'add', path: string, key: string, mtimeMs: number, role: SiteFile['role'], parsed: boolean, charset?: string }
  *   | { op: 'write', path: string, key: string }
  *   | { op: 'role', path: string, role: SiteFile['role'] }
  *   | { op: 'remove', path: string }} Change
@@ -150,7 +150,8 @@ export function record(site, before, report) {
   for (const file of site.files.values()) {
     const was = before.files.get(file.path);
     if (!was || was.file !== file) {
-      changes.push({ op: 'add', path: file.path, key: /** @type {string} */ (file.outputKey), mtimeMs: file.mtimeMs, role: file.role, parsed: file.charset !== null });
+      // A style sheet is parsed again on replay without the page that links it: its charset is kept, as the fallback for bytes that are not UTF-8.
+      changes.push({ op: 'add', path: file.path, key: /** @type {string} */ (file.outputKey), mtimeMs: file.mtimeMs, role: file.role, parsed: file.charset !== null, ...(file.charset !== null && { charset: file.charset }) });
       continue;
     }
     if (file.role !== was.role) changes.push({ op: 'role', path: file.path, role: file.role });
@@ -177,7 +178,7 @@ export async function replay(site, memo) {
     if (site.files.has(change.path)) site.remove(change.path);
     const file = await site.add(change.path, await site.bytes.get(change.key), change.mtimeMs);
     file.role = change.role;
-    if (change.parsed) await site.parse(file);
+    if (change.parsed) await site.parse(file, change.charset);
   }
   for (const change of memo.changes) {
     if (change.op === 'role') site.get(change.path).role = change.role;

@@ -2,6 +2,7 @@
 // the build finishes, every file is optimized or copied byte for byte, and the
 // summary warns about each item, naming the file and the reason. Also the
 // per-job time limit (point 6). docs/reliability.md lists what a user sees.
+import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -11,6 +12,7 @@ import { decodeGif } from '../src/images/gif.js';
 import { MARKER } from '../src/output.js';
 import { textImagePlan } from '../src/text-images/plan.js';
 import { imageErrorReason } from '../src/util/image-error.js';
+import { hashPrefix } from '../src/passes/hash-names.js';
 import { badCorpus, stripesGif } from '../scripts/fixtures/bad.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 
@@ -34,6 +36,20 @@ const warningsOf = (file) => summary.warnings.filter((w) => w.file === file).map
 const out = (name) => /** @type {Buffer} */ (output.get(name));
 /** Whether a file of the input is in the output byte for byte. @param {string} name */
 const copied = (name) => output.has(name) && out(name).equals(/** @type {Buffer} */ (input.get(name)));
+/**
+ * The name a file the build made has in the output: hash-names names it `name.<hash>.ext` by its bytes, and as no
+ * one outside the build can know `name.ext`, keeps no other.
+ * @param {string} name
+ */
+const hashedName = (name) => {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = [name.slice(0, dot), name.slice(dot)];
+  const found = [...output.keys()].filter((p) => p.startsWith(`${stem}.`) && p.endsWith(ext) && /^[0-9a-f]{8,64}$/.test(p.slice(stem.length + 1, p.length - ext.length)));
+  expect(found, name).toHaveLength(1);
+  expect(found[0]).toBe(`${stem}.${hashPrefix(crypto.createHash('sha256').update(out(found[0])).digest('hex'))}${ext}`);
+  expect(output.has(name), name).toBe(false);
+  return found[0];
+};
 /** RGBA of an image as sharp decodes it. @param {Buffer} bytes */
 const rgba = (bytes) => sharp(bytes).ensureAlpha().raw().toBuffer();
 /** @param {string} pass @param {string} file */
@@ -63,14 +79,15 @@ describe('the bad-input corpus', () => {
 
   it('unclosed and misnested tags: warned with the first of each, and the page edited only where a URL changed and in the <img> tag', async () => {
     expect(warningsOf('unclosed.html')).toEqual(['markup-repaired: markup browsers repair: 4 elements never closed (first <div> at byte 60), 1 misnested (first <i> at byte 32); read as browsers read it, copied or edited in place']);
-    expect(out('unclosed.html').toString()).toBe(input.get('unclosed.html')?.toString().replace('unclosed.gif" alt="stripes">', 'unclosed.png" alt="stripes" width="40" height="20">'));
-    expect((await rgba(out('unclosed.png'))).equals(decodeGif(GIF).frames[0].data)).toBe(true);
+    const png = hashedName('unclosed.png');
+    expect(out('unclosed.html').toString()).toBe(input.get('unclosed.html')?.toString().replace('unclosed.gif" alt="stripes">', `${png}" alt="stripes" width="40" height="20">`));
+    expect((await rgba(out(png))).equals(decodeGif(GIF).frames[0].data)).toBe(true);
     expect(copied('unclosed.gif')).toBe(true);
   });
 
   it('attributes without quotes: rewritten inside the unquoted value, and the quote browsers keep in one is warned about', () => {
     expect(warningsOf('unquoted.html')).toEqual(['markup-repaired: markup browsers repair: 1 syntax error (first unexpected-character-in-unquoted-attribute-value at byte 78); read as browsers read it, copied or edited in place']);
-    expect(out('unquoted.html').toString()).toBe('<html><head><title>Unquoted</title></head><body>\n<img src=unquoted.png alt=it\'s width=40 height=20 border=0><a href=index.html title=home>home</a>\n</body></html>\n');
+    expect(out('unquoted.html').toString()).toBe(`<html><head><title>Unquoted</title></head><body>\n<img src=${hashedName('unquoted.png')} alt=it's width=40 height=20 border=0><a href=index.html title=home>home</a>\n</body></html>\n`);
   });
 
   it('a page that is not HTML at all: not parsed, so no pass edits it, and copied', () => {
@@ -94,8 +111,9 @@ describe('the bad-input corpus', () => {
 
   it('a GIF with trailing garbage: converted from its frames, the garbage named in the warning', async () => {
     expect(warningsOf('trailing-garbage.gif')).toEqual(['image-repaired: gif-to-png: 23 bytes after the GIF trailer ignored']);
-    expect((await rgba(out('trailing-garbage.png'))).equals(decodeGif(GIF).frames[0].data)).toBe(true);
-    expect(out('index.html').includes('<img src="trailing-garbage.png" width="40" height="20">')).toBe(true);
+    const png = hashedName('trailing-garbage.png');
+    expect((await rgba(out(png))).equals(decodeGif(GIF).frames[0].data)).toBe(true);
+    expect(out('index.html').includes(`<img src="${png}" width="40" height="20">`)).toBe(true);
     expect(copied('trailing-garbage.gif')).toBe(true);
   });
 
@@ -104,7 +122,9 @@ describe('the bad-input corpus', () => {
     expect(copied('small-frame.gif')).toBe(true);
     const shown = decodeGif(/** @type {Buffer} */ (input.get('small-frame.gif')));
     expect([shown.width, shown.height]).toEqual([40, 30]);
-    if (output.has('small-frame.png')) expect((await rgba(out('small-frame.png'))).equals(shown.frames[0].data)).toBe(true);
+    const png = [...output.keys()].find((p) => /^small-frame\.[0-9a-f]{8,64}\.png$/.test(p));
+    expect(output.has('small-frame.png')).toBe(false);
+    if (png) expect((await rgba(out(hashedName('small-frame.png')))).equals(shown.frames[0].data)).toBe(true);
     else expect(decision('gif-to-png', 'small-frame.gif')).toEqual({ file: 'small-frame.gif', action: 'kept', reason: 'decoders disagree on its pixels' });
   });
 
@@ -158,18 +178,21 @@ describe('the bad-input corpus', () => {
   });
 
   it('file names with spaces, #, ?, %, non-ASCII and upper-case extensions: converted, and every reference percent-encoded; raw # and ? warned with the fix', async () => {
+    // Each PNG under its content hash (hash-names): the same stripes in each, so the same hash.
+    const hash = hashedName('names/UPPER.png').slice('names/UPPER.'.length, -'.png'.length);
     expect(out('names.html').toString()).toBe([
       '<html><head><title>Names</title></head><body>',
       '<meta charset="utf-8">',
       // image-markup: the size of each image it finds (a URL with a raw # or ? finds none); they are too small for decoding="async".
-      ['a%20b', 'a%231', 'what%3F', '100%25', 'caf%C3%A9', 'UPPER'].map((name) => `<img src="names/${name}.png" width="40" height="20">`).join(''),
+      ['a%20b', 'a%231', 'what%3F', '100%25', 'caf%C3%A9', 'UPPER'].map((name) => `<img src="names/${name}.${hash}.png" width="40" height="20">`).join(''),
       '<img src="names/a#1.gif"><img src="names/what?.gif">',
       '</body></html>',
       '',
     ].join('\n'));
     const pixels = decodeGif(GIF).frames[0].data;
     for (const name of ['a b', 'a#1', 'what?', '100%', 'caf\u00e9', 'UPPER']) {
-      expect((await rgba(out(`names/${name}.png`))).equals(pixels), name).toBe(true);
+      expect(hashedName(`names/${name}.png`)).toBe(`names/${name}.${hash}.png`);
+      expect((await rgba(out(`names/${name}.${hash}.png`))).equals(pixels), name).toBe(true);
       expect(copied(`names/${name}.${name === 'UPPER' ? 'GIF' : 'gif'}`), name).toBe(true);
     }
     expect(warningsOf('names.html')).toEqual([

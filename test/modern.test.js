@@ -70,10 +70,12 @@ describe('fixtures/modern, built with the defaults', () => {
     const unresolved = (/** @type {Site} */ site) => allReferences(site).filter((r) => !['ok', 'external', 'fragment', 'inline'].includes(r.status)).map((r) => `${r.source}: ${r.url} (${r.status})`);
     expect(unresolved(input)).toEqual([]);
     expect(unresolved(built)).toEqual([]);
-    const widths = [...built.files.keys()].filter((p) => /-\d+w\.(avif|webp|jpg)$/.test(p));
+    // Each width under its content hash (hash-names), the only name of a file the build made.
+    const widths = [...built.files.keys()].filter((p) => /-\d+w\.[0-9a-f]{8,64}\.(avif|webp|jpg)$/.test(p));
     expect(widths.length).toBeGreaterThan(10);
+    expect([...built.files.keys()].filter((p) => /-\d+w\.(avif|webp|jpg)$/.test(p))).toEqual([]);
     for (const p of widths) {
-      const original = p.replace(/-\d+w\.(avif|webp|jpg)$/, '');
+      const original = p.replace(/-\d+w\.[0-9a-f]{8,64}\.(avif|webp|jpg)$/, '');
       expect([...input.files.keys()].some((q) => q.replace(/\.(jpe?g|webp)$/, '') === original)).toBe(true);
       const meta = await sharp(await built.read(p)).metadata();
       expect(meta.width).toBe(Number(/-(\d+)w\./.exec(p)?.[1]));

@@ -69,11 +69,12 @@ describe('reference table', () => {
 
 describe('summary references', () => {
   it(`lists every reference up to ${SUMMARY_REFERENCE_LIMIT}, and only the unresolved ones beyond`, async () => {
-    // image-markup left out: it would add attributes to every <img>, and the offsets below are the page's as written.
+    // image-markup left out: it would add attributes to every <img>; the offsets below are the page's with only its URLs changed.
     const small = await writeTree(await tempDir(), { 'index.html': '<img src=a.gif><img src=gone.gif>', 'a.gif': 'GIF89a' });
     const smallSummary = await build({ input: small, output: path.join(await tempDir(), 'out'), skip: ['image-markup'], cache: false });
     expect(smallSummary.referencesListed).toBe('all');
-    expect(smallSummary.references.map((r) => [r.url, r.status])).toEqual([['a.gif', 'ok'], ['gone.gif', 'missing']]);
+    // hash-names points a.gif's references at its content-hashed name (sha256('GIF89a') = 610f5ae4...).
+    expect(smallSummary.references.map((r) => [r.url, r.status])).toEqual([['a.610f5ae4.gif', 'ok'], ['gone.gif', 'missing']]);
 
     const many = '<img src=a.gif>'.repeat(SUMMARY_REFERENCE_LIMIT);
     const large = await writeTree(await tempDir(), { 'index.html': `${many}<img src=gone.gif>`, 'a.gif': 'GIF89a' });
@@ -81,7 +82,8 @@ describe('summary references', () => {
     expect(largeSummary.totals.references).toBe(SUMMARY_REFERENCE_LIMIT + 1);
     expect(largeSummary.referencesByStatus).toEqual({ missing: 1, ok: SUMMARY_REFERENCE_LIMIT });
     expect(largeSummary.referencesListed).toBe('unresolved');
-    expect(largeSummary.references).toEqual([{ source: 'index.html', kind: 'img', url: 'gone.gif', start: SUMMARY_REFERENCE_LIMIT * 15 + 9, end: SUMMARY_REFERENCE_LIMIT * 15 + 17, status: 'missing' }]);
+    // Each <img src=a.gif> is now <img src=a.610f5ae4.gif>, 24 bytes.
+    expect(largeSummary.references).toEqual([{ source: 'index.html', kind: 'img', url: 'gone.gif', start: SUMMARY_REFERENCE_LIMIT * 24 + 9, end: SUMMARY_REFERENCE_LIMIT * 24 + 17, status: 'missing' }]);
     expect(largeSummary.warnings.filter((w) => w.code.startsWith('reference-') || w.code === 'links-missing')).toEqual([{ file: 'index.html', code: 'reference-missing', severity: 'warning', message: 'img "gone.gif" points at a file that does not exist' }]);
 
     // More unresolved references than the limit: the first ones are listed; the warning counts them all.

@@ -1,6 +1,7 @@
 /**
  * The options the image passes share: each is one entry of the option table
- * that the image passes list (gif-to-png, animations, png, photos, image-markup, text-images).
+ * that the image passes list (gif-to-png, animations, png, photos, image-markup, text-images);
+ * hash-names lists prune too.
  */
 import { boolean, qualityRange, text, wholeNumber } from '../options/kinds.js';
 import { option, optional } from '../options/table.js';
@@ -8,7 +9,7 @@ import { DEFAULT_MAX_PIXELS } from './gif.js';
 import { DEFAULT_TIME_BUDGET_S } from './jobs/animation.js';
 import { DEFAULT_ZOPFLI_ITERATIONS } from './png/rank.js';
 
-export const prune = option(boolean, false, 'remove an original image from the output once every reference points at its replacement');
+export const prune = option(boolean, false, 'remove an original from the output once every reference points at its replacement (a converted image, a content-hashed name)');
 export const lossy = option(boolean, false, 'allow lossy image encodings (quantized PNG palettes, lossy WebP); without it every image stays pixel-exact');
 export const quality = option(qualityRange, /** @type {[number, number]} */ ([65, 80]), 'with lossy: the quality floor a result must reach and the target, 0-100 on libimagequant\'s scale');
 export const zopfliIterations = option(wholeNumber(), DEFAULT_ZOPFLI_ITERATIONS, 'also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (0: libdeflate only)');

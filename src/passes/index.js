@@ -2,8 +2,9 @@
  * The passes pagediet runs, in the fixed order they run in: one module under
  * src/passes/ each, named by its file. The order matters: text images are
  * replaced before images are converted (no work on images that go away),
- * images before markup (references are rewritten first), and precompression
- * last, on final bytes. A pass is a module that exports a Pass (src/pass.js).
+ * images before markup (references are rewritten first), content-hashed
+ * names once every subresource's bytes are final, and precompression last,
+ * on final bytes. A pass is a module that exports a Pass (src/pass.js).
  */
 
 /** The pass modules, in run order. */
@@ -20,6 +21,7 @@ const MODULES = [
   'html-case',
   'minify-html',
   'css',
+  'hash-names',
   'precompress',
 ];
 

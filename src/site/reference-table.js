@@ -53,6 +53,8 @@ export class StringTable {
  * number (one byte on almost every page).
  */
 const FORM_FIELDS = /** @type {const} */ (['source', 'kind', 'element', 'attribute', 'status', 'via', 'note', 'type']);
+/** The slot of `kind` in a form. */
+const KIND_SLOT = FORM_FIELDS.indexOf('kind');
 /** A form's slots: the string ids of FORM_FIELDS, then inPicture, media and overridden (0 absent, 1 false, 2 true). */
 const FORM_SIZE = FORM_FIELDS.length + 3;
 /** The order of a reference object's fields, as the site model made them. */
@@ -173,6 +175,15 @@ export class ReferenceTable {
   /** Every reference as an object. */
   toArray() {
     return Array.from({ length: this.length }, (_, i) => this.at(i));
+  }
+
+  /**
+   * The kind of the i-th reference, without making the object.
+   * @param {number} i
+   * @returns {import('./reference-kinds.js').ReferenceKind}
+   */
+  kindAt(i) {
+    return /** @type {import('./reference-kinds.js').ReferenceKind} */ (this.strings.at(this.forms[this.form[i] * FORM_SIZE + KIND_SLOT]));
   }
 
   /**

@@ -453,9 +453,10 @@ export class Site {
    * or style sheet at a time (only one document's references are objects at
    * once); see retarget.
    * @param {Map<string, string>} mapping old site path → new site path
+   * @param {(ref: Reference) => boolean} [accept] which of the references to those files to rewrite (default: all)
    * @returns {Promise<Map<string, number>>} references rewritten, by old path
    */
-  async retargetAll(mapping) {
+  async retargetAll(mapping, accept) {
     /** @type {Map<string, number>} */
     const counts = new Map();
     for (const file of [...this.files.values()]) {
@@ -467,7 +468,9 @@ export class Site {
         const from = table.targetAt(i);
         const to = from === undefined ? undefined : mapping.get(from);
         if (from === undefined || to === undefined) continue;
-        changes.push({ ref: table.at(i), target: to });
+        const ref = table.at(i);
+        if (accept && !accept(ref)) continue;
+        changes.push({ ref, target: to });
         counts.set(from, (counts.get(from) ?? 0) + 1);
       }
       if (changes.length) await this.retarget(changes);
