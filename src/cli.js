@@ -11,7 +11,7 @@ import { build } from './pipeline.js';
 import { COMMAND_LINE_ONLY, COMMAND_OPTIONS, loadConfig } from './config.js';
 import { UserError } from './errors.js';
 import { checkTargets } from './cli-options.js';
-import { checkOptions, flagName, optionTable } from './options/table.js';
+import { BUILD_OPTIONS, checkOptions, flagName, optionTable } from './options/table.js';
 import { boolean, folderOrOff } from './options/kinds.js';
 import { VERSION } from './summary.js';
 import { PASSES } from './passes/index.js';
@@ -23,8 +23,10 @@ import { writeFileAtomic } from './util/atomic.js';
 import { createProgress } from './progress.js';
 import { renderHtmlReport } from './report/html.js';
 import { exitOnSignal } from './util/signals.js';
+import { durationSeconds } from './util/duration.js';
 import { SERVERS, readSiteFiles, serverConfig } from './configs/index.js';
 import { PROTOCOLS, startServer } from './loader/server.js';
+import { CACHE_HEADERS } from './loader/handler.js';
 import { diagnose, formatDiagnosis } from './doctor.js';
 
 
@@ -116,7 +118,7 @@ function createProgram(sys) {
 
   program
     .command('serve')
-    .description('serve a built site on 127.0.0.1 for previewing, with its precompressed files')
+    .description('serve a built site on 127.0.0.1 for previewing, with its precompressed files and the cache headers of its server configs')
     .argument('<dir>', 'directory of the site')
     .option('-p, --port <n>', 'port to listen on (0 picks a free one)', '0')
     .option('--host <address>', 'address to listen on (0.0.0.0 or :: would share the site with the network)', '127.0.0.1')
@@ -125,8 +127,13 @@ function createProgram(sys) {
         .choices(PROTOCOLS)
         .default('http1'),
     )
+    .addOption(
+      new Option('--cache-headers <how>', 'policy: the Cache-Control of pagediet\'s server configs (pages no-cache, fingerprinted names a year and immutable, other files an hour); none: only ETag and Last-Modified, as a stock server')
+        .choices(CACHE_HEADERS)
+        .default('policy'),
+    )
     .action(async (dir, flags) => {
-      await runServe(sys, { root: path.resolve(sys.cwd, dir), port: flags.port, host: flags.host, protocol: flags.protocol });
+      await runServe(sys, { root: path.resolve(sys.cwd, dir), port: flags.port, host: flags.host, protocol: flags.protocol, cacheHeaders: flags.cacheHeaders });
     });
 
   addLoaderCommands(program, sys, writeHtmlReport);
@@ -241,13 +248,13 @@ async function runBuild(sys, opts) {
  */
 async function buildAndReport(sys, opts) {
   const progress = createProgress({ stream: { write: sys.err, isTTY: sys.isTTY, columns: process.stderr.columns }, quiet: opts.quiet });
-  const { json, report: wantReport, network, html, quiet, config, out, sample, verbose, baseline, ...buildOptions } = opts;
+  const { json, report: wantReport, network, html, quiet, config, out, sample, verbose, baseline, betweenVisits, ...buildOptions } = opts;
   const summary = await build({ ...buildOptions, onProgress: progress.onProgress });
   /** @type {import('./report/compare.js').ReportData | undefined} */
   let report;
   if (wantReport !== false && summary.totals.pages > 0) {
     progress.onProgress({ phase: 'report', message: 'loading the input and the output to compare them' });
-    report = await compareSites({ before: summary.input, after: summary.output, networks: network ?? REPORT_NETWORKS, sample, baseline });
+    report = await compareSites({ before: summary.input, after: summary.output, networks: network ?? REPORT_NETWORKS, sample, baseline, betweenVisits: durationSeconds(betweenVisits ?? BUILD_OPTIONS.betweenVisits.default) ?? undefined });
     if (html) await writeHtmlReport(report, path.resolve(sys.cwd, html), summary);
   }
   progress.end();
@@ -268,7 +275,7 @@ async function writeHtmlReport(report, file, summary) {
 /**
  * Serves a directory until untilStopped() resolves (SIGINT or SIGTERM), then closes.
  * @param {Io} sys
- * @param {{ root: string, port: string, host: string, protocol: import('./loader/server.js').Protocol }} opts
+ * @param {{ root: string, port: string, host: string, protocol: import('./loader/server.js').Protocol, cacheHeaders?: import('./loader/handler.js').CacheHeaders }} opts
  */
 async function runServe(sys, opts) {
   const stats = await fs.stat(opts.root).catch(() => null);
@@ -278,7 +285,7 @@ async function runServe(sys, opts) {
   if (!(port <= 65535)) throw new UserError(`--port must be a number from 0 to 65535, not '${opts.port}'`);
   let server;
   try {
-    server = await startServer({ root: opts.root, port, host: opts.host, protocol: opts.protocol });
+    server = await startServer({ root: opts.root, port, host: opts.host, protocol: opts.protocol, cacheHeaders: opts.cacheHeaders });
   } catch (error) {
     const code = /** @type {NodeJS.ErrnoException} */ (error).code;
     if (code === 'EADDRINUSE') throw new UserError(`cannot listen on ${opts.host} port ${port}: it is in use`);

@@ -6,13 +6,14 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import { loadSite } from './loader/load.js';
-import { STRATEGIES } from './loader/client.js';
+import { STRATEGIES, VISITS } from './loader/client.js';
 import { networkProfile, NETWORKS } from './loader/networks.js';
 import { compareSites, defaultPages, REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
 import { formatReport, formatRuns } from './report/table.js';
 import { UserError } from './errors.js';
 import { checkTargets, collect, count, list } from './cli-options.js';
 import { missingPages } from './preflight.js';
+import { parseDuration } from './util/duration.js';
 
 /**
  * @typedef {object} LoaderFlags what the shared options parse to
@@ -21,6 +22,7 @@ import { missingPages } from './preflight.js';
  * @property {string[]} [protocol]
  * @property {string[]} [network]
  * @property {string[]} [visit]
+ * @property {string} [betweenVisits]
  * @property {string} [rtt]
  * @property {string} [bandwidth]
  * @property {string} [mss]
@@ -43,7 +45,8 @@ export function addLoaderOptions(command, defaultNetworks) {
     .option('--sample <n>', `pages to load when no --page is given (default ${REPORT_SAMPLE})`, count)
     .option('--protocol <list>', `strategies (comma-separated): ${STRATEGIES.join(', ')}`, list)
     .option('--network <list>', `network profiles (comma-separated; default ${defaultNetworks.join(',')}): ${[...Object.keys(NETWORKS), 'custom'].join(', ')}`, list)
-    .option('--visit <list>', 'first, revalidate or both (comma-separated)', list)
+    .option('--visit <list>', `visits (comma-separated; default all three): first (nothing cached), revalidate (every object asked again with its validators), repeat (a browser coming back --between-visits later: what its cache holds fresh is not asked for)`, list)
+    .option('--between-visits <duration>', 'time from the first visit to the repeat visit: 30s, 10m, 2h, 1d, 1w, or seconds (default 1d)')
     .option('--rtt <ms>', 'custom network: round-trip time')
     .option('--bandwidth <kbit>', 'custom network: bandwidth in kbit/s, both ways')
     .option('--mss <bytes>', 'custom network: maximum segment size')
@@ -70,8 +73,10 @@ export function loaderOptions(flags, defaultNetworks) {
   };
   const protocols = flags.protocol ?? [...STRATEGIES];
   for (const p of protocols) if (!(/** @type {readonly string[]} */ (STRATEGIES)).includes(p)) throw new UserError(`unknown protocol '${p}' (known: ${STRATEGIES.join(', ')})`);
-  const visits = flags.visit ?? ['first', 'revalidate'];
-  for (const v of visits) if (v !== 'first' && v !== 'revalidate') throw new UserError(`unknown visit '${v}' (known: first, revalidate)`);
+  const visits = flags.visit ?? [...VISITS];
+  for (const v of visits) if (!(/** @type {readonly string[]} */ (VISITS)).includes(v)) throw new UserError(`unknown visit '${v}' (known: ${VISITS.join(', ')})`);
+  const betweenVisits = flags.betweenVisits === undefined ? undefined : parseDuration(flags.betweenVisits);
+  if (betweenVisits === null) throw new UserError(`--between-visits must be a duration (30s, 10m, 2h, 1d, 1w, or seconds), not '${flags.betweenVisits}'`);
   const custom = { rtt: num(flags.rtt, 'rtt'), bandwidth: num(flags.bandwidth, 'bandwidth'), mss: num(flags.mss, 'mss'), iw: num(flags.iw, 'iw'), rwnd: num(flags.rwnd, 'rwnd'), loss: num(flags.loss, 'loss'), connections: num(flags.connections, 'connections') };
   const networks = flags.network ?? defaultNetworks;
   for (const n of networks) {
@@ -86,6 +91,7 @@ export function loaderOptions(flags, defaultNetworks) {
     protocols: /** @type {import('./loader/client.js').Strategy[]} */ (protocols),
     networks,
     visits: /** @type {import('./loader/client.js').Visit[]} */ (visits),
+    betweenVisits,
     custom,
     connections: num(flags.connections, 'connections'),
     domains: num(flags.domains, 'domains'),

@@ -32,14 +32,17 @@ describe('API', () => {
     expect(defineConfig({ lossy: true })).toEqual({ lossy: true });
   }, 60_000);
 
-  it('load() returns the robot\'s runs, one per strategy and visit', async () => {
+  it('load() returns the robot\'s runs, one per strategy and visit (first, revalidate, repeat)', async () => {
     const root = await writeTree(await tempDir(), { 'index.html': '<img src="a.png">', 'a.png': Buffer.alloc(3000, 1) });
     const { runs } = await load({ root, networks: ['cable'], protocols: ['http1.1', 'h2'] });
     expect(runs.map((r) => [r.protocol, r.visit, r.requests, r.measured.status])).toEqual([
       ['http1.1', 'first', 2, { 200: 2 }],
       ['http1.1', 'revalidate', 2, { 304: 2 }],
+      // A day later: the page is no-cache and the image's hour is over (its name has no fingerprint): both revalidated.
+      ['http1.1', 'repeat', 2, { 304: 2 }],
       ['h2', 'first', 2, { 200: 2 }],
       ['h2', 'revalidate', 2, { 304: 2 }],
+      ['h2', 'repeat', 2, { 304: 2 }],
     ]);
   }, 60_000);
 

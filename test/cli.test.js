@@ -62,7 +62,8 @@ describe('command line', () => {
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');
     const summary = JSON.parse(result.stdout);
-    expect(summary.totals).toMatchObject({ files: 2, pages: 1, references: 1, requestsBefore: 2 });
+    // The page, the image, and the image under its content-hashed name (hash-names: sha256('GIF89a') = 610f5ae4...).
+    expect(summary.totals).toMatchObject({ files: 3, pages: 1, references: 1, requestsBefore: 2 });
     expect(summary.referencesByKind).toEqual({ img: 1 });
   });
 
@@ -75,7 +76,8 @@ describe('command line', () => {
     expect(first.code).toBe(0);
     const summary = JSON.parse(first.stdout);
     expect(summary.output).toBe(path.join(project, 'from-config'));
-    expect(summary.references[0]).toMatchObject({ status: 'ok', target: 'a.gif' });
+    // Resolved to the local file, then pointed at its content-hashed name (hash-names), the origin kept.
+    expect(summary.references[0]).toMatchObject({ url: 'https://www.example.com/a.610f5ae4.gif', status: 'ok', target: 'a.610f5ae4.gif' });
 
     const other = await writeTree(await tempDir(), { 'package.json': JSON.stringify({ name: 'site', pagediet: { out: 'pkg-out' } }) });
     const second = await cli(['build', input, '--json', '--no-report', '--out', 'flag-out'], { cwd: other });
@@ -90,10 +92,13 @@ describe('command line', () => {
     const result = await cli(['load', 'fixtures/ricochet', '--json', '--network', 'ricochet-1999,custom', '--rtt', '40', '--bandwidth', '2000']);
     expect(result.code).toBe(0);
     const { runs } = JSON.parse(result.stdout);
-    expect(runs).toHaveLength(4 * 2 * 2);
+    // 4 strategies, 2 networks, 3 visits (first, revalidate, repeat).
+    expect(runs).toHaveLength(4 * 2 * 3);
+    expect([...new Set(runs.map((r) => r.visit))]).toEqual(['first', 'revalidate', 'repeat']);
     for (const run of runs) {
-      expect(Object.keys(run)).toEqual(expect.arrayContaining(['page', 'protocol', 'network', 'visit', 'requests', 'connections', 'packets', 'wireBytes', 'payloadBytes', 'seconds']));
-      expect(run.requests).toBe(31);
+      expect(Object.keys(run)).toEqual(expect.arrayContaining(['page', 'protocol', 'network', 'visit', 'requests', 'fromCache', 'connections', 'packets', 'wireBytes', 'payloadBytes', 'seconds']));
+      // A day later, served with the configs' policy: the page no-cache, the images (no fingerprinted names) an hour.
+      expect([run.requests, run.fromCache]).toEqual([31, 0]);
       expect(run.connections).toBe(run.protocol === 'http1.0' ? 31 : 1);
     }
     expect(new Set(runs.map((r) => r.network))).toEqual(new Set(['ricochet-1999', 'custom']));
@@ -104,16 +109,34 @@ describe('command line', () => {
     const built = await cli(['build', 'fixtures/ricochet', '--out', out, '--json', '--network', 'wan-1997', '--no-cache']);
     expect(built.code).toBe(0);
     const { report, passes, totals } = JSON.parse(built.stdout);
-    expect(report.savings).toHaveLength(4 * 2);
+    expect(report.savings).toHaveLength(4 * 3);
+    expect(report.betweenVisits).toBe(86_400);
     const imageBytesSaved = passes.reduce((n, p) => n + p.bytesBefore - p.bytesAfter, 0);
     expect(imageBytesSaved).toBeGreaterThan(0);
     // The report counts the requests the build's summary counts (what the passes decided is their tests' business).
     for (const s of report.savings) {
-      expect([s.requests.before, s.requests.saved]).toEqual([totals.requestsBefore, totals.requestsBefore - totals.requestsAfter]);
+      if (s.visit === 'repeat') {
+        // Each object is asked for or taken from the cache, whichever each side's cache headers decide.
+        expect([s.requests.before + s.fromCache.before, s.requests.after + s.fromCache.after]).toEqual([totals.requestsBefore, totals.requestsAfter]);
+        continue;
+      }
+      expect([s.requests.before, s.requests.saved, s.fromCache.before, s.fromCache.after]).toEqual([totals.requestsBefore, totals.requestsBefore - totals.requestsAfter, 0, 0]);
       if (s.visit === 'first') expect(s.wireBytes.saved).toBeGreaterThan(0);
     }
     const direct = JSON.parse((await cli(['report', 'fixtures/ricochet', out, '--json', '--network', 'wan-1997', '--protocol', 'h2', '--visit', 'first'])).stdout);
     expect(direct.savings.map((s) => [s.protocol, s.visit, s.requests.before, s.requests.after])).toEqual([['h2', 'first', totals.requestsBefore, totals.requestsAfter]]);
+  });
+
+  it('report --visit repeat --between-visits: only the repeat visit, that long after the first', async () => {
+    const result = await cli(['report', 'fixtures/ricochet', 'fixtures/ricochet', '--json', '--network', 'cable', '--protocol', 'h2', '--visit', 'repeat', '--between-visits', '30m']);
+    expect(result.code).toBe(0);
+    const report = JSON.parse(result.stdout);
+    expect([report.betweenVisits, report.headline.betweenVisits, Object.keys(report.headline.visits)]).toEqual([1800, 1800, ['repeat']]);
+    expect(report.savings.map((s) => s.visit)).toEqual(['repeat']);
+    // The after side has the configs' headers: the page (no-cache) is revalidated, the 30 images' hour is not over.
+    expect([report.savings[0].requests.after, report.savings[0].fromCache.after]).toEqual([1, 30]);
+    const text = await cli(['report', 'fixtures/ricochet', 'fixtures/ricochet', '--network', 'cable', '--protocol', 'h2', '--visit', 'repeat', '--between-visits', '2h']);
+    expect(text.stdout).toContain("  repeat visit 2 hours later; Cache-Control: none before, the configs' after\n");
   });
 
   it('report on microscape before and after a build prints the table and writes the HTML report', async () => {
@@ -129,6 +152,9 @@ describe('command line', () => {
     expect(lines.slice(0, 3)).toEqual(['pagediet report', `  before  ${path.resolve('fixtures/microscape')}`, `  after   ${out}`]);
     expect(lines[3]).toBe('What visitors load (1 page over HTTP/2):');
     expect(lines[4]).toMatch(new RegExp(`^  first visit   [\\d,]+ B -> [\\d,]+ B \\(-\\d+%\\), ${totals.requestsBefore} -> ${totals.requestsAfter} requests$`));
+    expect(lines[5]).toMatch(/^  repeat visit  [\d,]+ B -> [\d,]+ B \([-+]?\d+%\), \d+ -> \d+ requests,/);
+    expect(lines).toContain("  repeat visit 1 day later; Cache-Control: none before, the configs' after");
+    expect(lines.some((l) => l.startsWith('Repeat visit, 1 day after the first of 1 page, summed'))).toBe(true);
     expect(lines).toContain('  both sides served as ordinary servers do: gzip level 6 on the fly');
     for (const label of ['HTTP/1.0', 'HTTP/1.1', 'pipelined', 'HTTP/2']) expect(lines.some((l) => l.startsWith(`wan-1997  ${label} `))).toBe(true);
     for (const line of lines.slice(3)) expect(line.length).toBeLessThanOrEqual(80);

@@ -31,6 +31,16 @@ describe('robot on the real server, fixtures/microscape', () => {
     expect(first.requests.reduce((n, r) => n + r.decodedBytes, 0)).toBe(42252 + 103359 + 24885);
   });
 
+  it.each(['http1.0', 'http1.1', 'pipelined', 'h2'])('%s: a repeat visit a day later revalidates all 43 (the page no-cache, the images an hour: no fingerprinted names); half an hour later only the page', async (protocol) => {
+    const repeat = trace(protocol, 'repeat');
+    expect(repeat.requests.map((r) => [r.path, r.fromCache, r.status])).toEqual(trace(protocol, 'revalidate').requests.map((r) => [r.path, false, 304]));
+    expect(run(protocol, 'wan-1997', 'repeat')).toMatchObject({ requests: 43, fromCache: 0, packets: run(protocol, 'wan-1997', 'revalidate').packets });
+    const soon = await loadSite({ root: 'fixtures/microscape', protocols: [protocol], networks: ['wan-1997'], visits: ['repeat'], betweenVisits: 1800 });
+    const [t] = soon.traces;
+    expect(t.requests.filter((r) => !r.fromCache).map((r) => [r.path, r.status])).toEqual([['/index.html', 304]]);
+    expect(soon.runs[0]).toMatchObject({ requests: 1, fromCache: 42, connections: 1 });
+  });
+
   it('pipelining writes the page request alone, then the 42 image requests in one write', () => {
     const writes = trace('pipelined', 'first').connections[0].writes;
     expect(writes.map((w) => w.length)).toEqual([1, 42]);

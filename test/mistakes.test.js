@@ -54,6 +54,9 @@ const CLI_MISTAKES = /** @type {[string, string[], RegExp][]} */ ([
   ['an unknown option', ['build', SITE, '--out', 'o', '--qualty', '1-2'], /^pagediet: unknown option '--qualty'.*\(see pagediet --help\)$/],
   ['a bad value', ['build', SITE, '--out', 'o', '--quality', 'banana'], /^pagediet: option '--quality <min-max>' argument 'banana' is invalid\. .*$/],
   ['an unknown command', ['biuld', SITE], /^pagediet: unknown command 'biuld'.*$/],
+  ['an unknown visit', ['load', SITE, '--visit', 'first,second'], /^pagediet: unknown visit 'second' \(known: first, revalidate, repeat\)$/],
+  ['a time between visits that is no duration', ['report', SITE, SITE, '--between-visits', 'soon'], /^pagediet: --between-visits must be a duration \(30s, 10m, 2h, 1d, 1w, or seconds\), not 'soon'$/],
+  ['a build\'s time between visits that is no duration', ['build', SITE, '--out', 'o', '--between-visits', '1 fortnight'], /^pagediet: option '--between-visits <duration>' argument '1 fortnight' is invalid\. .*$/],
 ]);
 
 describe('mistakes on the command line', () => {

@@ -8,7 +8,7 @@
 // codings (but h2o's over HTTP/1.0, see expectedFigures) and decoded bytes, and
 // bodies that are the built files; then the same revalidation. So a count of
 // requests per strategy on a real server is the count the robot makes on
-// pagediet's server. The repeat visit's place is checkRepeatVisit.
+// pagediet's server, and a repeat visit a day later sends the page's request alone.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,7 +57,7 @@ let output;
 let configs;
 /**
  * The robot's loads from pagediet's own server (http1 for the HTTP/1 strategies, h2c for h2), by strategy.
- * @type {Map<Strategy, { first: Trace, revalidate: Trace }>}
+ * @type {Map<Strategy, { first: Trace, revalidate: Trace, repeat: Trace }>}
  */
 const reference = new Map();
 
@@ -75,7 +75,8 @@ beforeAll(async () => {
       const origin = strategy === 'h2' ? h2c.url : http1.url;
       const cache = new Map();
       const first = await firstVisit(origin, strategy, cache);
-      reference.set(strategy, { first, revalidate: await revalidation(origin, strategy, cache) });
+      const revalidate = await revalidation(origin, strategy, cache);
+      reference.set(strategy, { first, revalidate, repeat: await repeatVisit(origin, strategy, cache) });
     }
   } finally {
     await http1.close();
@@ -131,26 +132,42 @@ function expectedFigures(server, strategy, trace) {
 }
 
 /**
- * The repeat visit, per server and strategy: THE PLACE for its check once the robot
- * has its `repeat` visit (being added to src/loader/client.js: a browser coming back
- * later with its HTTP cache, which takes a fresh object from the cache without a
- * request and revalidates a stale one). Called after the first visit and the
- * revalidation, with the cache they filled. To add it: load the same visit from
- * pagediet's own server in beforeAll (into `reference`, beside `revalidate`, with
- * its own cache), load it here with `cache`, on the same fixed clock for both so that
- * freshness does not hang on how long the test ran, and compare figures() (with
- * each record's `fromCache`, the object taken without a request). The servers
- * may differ from pagediet's only where their Cache-Control does: nginx, Apache and
- * Caddy send the configs' policy as pagediet's server does (pages no-cache,
- * fingerprinted names a year, the rest an hour), h2o no-cache for every file but the
- * fingerprinted ones (it has no patterns; test/configs.test.js). So within the hour
- * h2o is asked again for files the others leave in the cache, while a day later every
- * file but the fingerprinted ones is stale on every server. As expectedFigures() does
- * for h2o over HTTP/1.0, write such a difference into the expected figures.
- * @param {{ server: ServerName, strategy: Strategy, origin: string, cache: Map<string, CacheEntry>, first: Trace }} _visit
+ * A day later, with the cache of the first visit (a browser coming back): every
+ * file the page loads has a fingerprinted name after a default build, so the
+ * server's year-long Cache-Control keeps it fresh, and the page alone (no-cache)
+ * is asked again, answered 304. The same on every server, h2o included (its
+ * config lists each fingerprinted file).
+ * @param {string} origin
+ * @param {Strategy} strategy
+ * @param {Map<string, CacheEntry>} cache
  */
-async function checkRepeatVisit(_visit) {
-  // Nothing yet: the robot has no `repeat` visit.
+function repeatVisit(origin, strategy, cache) {
+  return loadPage({ origin, page: PAGE, protocol: strategy, visit: 'repeat', cache, betweenVisits: 86_400 });
+}
+
+/**
+ * What a repeat visit sent and what it took from the cache.
+ * @param {Trace} trace
+ */
+function repeatFigures(trace) {
+  return {
+    sent: trace.requests.filter((r) => !r.fromCache).map((r) => [r.path, r.status]),
+    fromCache: trace.requests.filter((r) => r.fromCache).map((r) => r.path).sort(),
+  };
+}
+
+/**
+ * The repeat visit on a real server: one request, the page's 304, and every
+ * other file of the first visit from the cache, as from pagediet's own server.
+ * @param {{ server: ServerName, strategy: Strategy, origin: string, cache: Map<string, CacheEntry>, first: Trace }} visit
+ */
+async function checkRepeatVisit({ server, strategy, origin, cache, first }) {
+  const where = `${server} ${strategy} repeat`;
+  const repeat = repeatFigures(await repeatVisit(origin, strategy, cache));
+  const others = first.requests.filter((r) => r.path !== PAGE).map((r) => r.path).sort();
+  expect(others.length, where).toBeGreaterThan(0);
+  expect(repeat, where).toEqual({ sent: [[PAGE, 304]], fromCache: others });
+  expect(repeat, where).toEqual(repeatFigures(/** @type {{ repeat: Trace }} */ (reference.get(strategy)).repeat));
 }
 
 describe('pagediet\'s own server, the reference', () => {
@@ -196,7 +213,7 @@ describe.each(REAL_SERVERS)('%s with the config the build wrote', (server) => {
 
   for (const strategy of STRATEGIES) {
     const why = reason ?? (strategy === 'h2' ? skipH2[server] : null);
-    it.skipIf(why)(`loads ${PAGE} over ${strategy} as from pagediet's own server, then revalidates it${why ? ` (skipped: ${why})` : ''}`, async () => {
+    it.skipIf(why)(`loads ${PAGE} over ${strategy} as from pagediet's own server, then revalidates it, and a day later asks for the page alone${why ? ` (skipped: ${why})` : ''}`, async () => {
       const { origin: http1Origin, h2Origin } = /** @type {import('./helpers/servers.js').RunningServer} */ (running);
       const origin = strategy === 'h2' ? /** @type {string} */ (h2Origin) : http1Origin;
       const own = /** @type {{ first: Trace, revalidate: Trace }} */ (reference.get(strategy));

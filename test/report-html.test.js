@@ -39,18 +39,40 @@ function fakeReport({ site = '/sites/a', page = '/index.html', requests = 3, typ
   const timeline = Array.from({ length: requests }, (_, i) => ({ order: i, connection: 0, domain: 0, sentMs: i * 10, doneMs: i * 10 + 25 }));
   const run = {
     page, protocol: /** @type {const} */ ('h2'), network: 'wan-1997', visit: /** @type {const} */ ('first'),
-    requests, connections: 1, packets: 10, wireBytes: 5000, payloadBytes: 4600, seconds: 0.5, overheadPercent: 8, retransmissions: 0,
+    requests, fromCache: 0, connections: 1, packets: 10, wireBytes: 5000, payloadBytes: 4600, seconds: 0.5, overheadPercent: 8, retransmissions: 0,
     measured: { status: { 200: requests }, bodyBytes: 4000, headerBytes: 600, connections: 1 }, timeline,
   };
   const change = (/** @type {number} */ n) => ({ before: n, after: n, saved: 0, percent: 0 });
-  const savings = [{ page, protocol: run.protocol, network: run.network, visit: run.visit, requests: change(requests), packets: change(10), wireBytes: change(5000), seconds: change(0.5) }];
+  const savings = [{ page, protocol: run.protocol, network: run.network, visit: run.visit, requests: change(requests), fromCache: change(0), packets: change(10), wireBytes: change(5000), seconds: change(0.5) }];
   return {
     baseline: /** @type {const} */ ('gzip'),
+    betweenVisits: 86_400,
     before: { site, runs: [run], files: { [type]: { files: 1, bytes: 100, served: 100 } } },
     after: { site: `${site}-after`, runs: [run], files: { [type]: { files: 1, bytes: 90, served: 50 } } },
     savings,
     headline: headline(savings, 1, 1, 'gzip'),
   };
+}
+
+/**
+ * The made-up report with its three visits: the repeat visit, `between` seconds later, takes `cached` of the
+ * after side's objects from the cache; the before side revalidates them all.
+ * @param {number} between @param {number} cached
+ */
+function threeVisits(between, cached) {
+  const report = fakeReport({ requests: 10 });
+  const first = report.before.runs[0];
+  const c = (/** @type {number} */ before, /** @type {number} */ after) => ({ before, after, saved: before - after, percent: before ? Math.round(((before - after) / before) * 1000) / 10 : 0 });
+  for (const [visit, fromCache, wire] of /** @type {const} */ ([['revalidate', 0, 3000], ['repeat', cached, 300 * (10 - cached)]])) {
+    const before = { ...first, visit, measured: { ...first.measured, status: { 304: 10 } }, wireBytes: 3000 };
+    const after = { ...before, requests: 10 - fromCache, fromCache, wireBytes: wire, timeline: first.timeline.slice(fromCache) };
+    report.before.runs.push(before);
+    report.after.runs.push(after);
+    report.savings.push({ page: first.page, protocol: 'h2', network: 'wan-1997', visit, requests: c(10, 10 - fromCache), fromCache: c(0, fromCache), packets: c(10, 10), wireBytes: c(3000, wire), seconds: c(0.3, 0.1) });
+  }
+  report.betweenVisits = between;
+  report.headline = headline(report.savings, 1, 1, 'gzip', between);
+  return report;
 }
 
 /** The report without its one script, the filter boxes' (src/report/html-filter.js). @param {string} html */
@@ -109,6 +131,36 @@ describe('HTML report, without a browser', () => {
     raw.baseline = 'raw';
     raw.headline.baseline = 'raw';
     expect(renderHtmlReport(raw)).toContain('<p class="lede" data-baseline="raw">1 page, each with everything it loads, over HTTP/2. Both sides served without compression on the fly (baseline raw).</p>');
+  });
+
+  it('shows the repeat visit beside the first, the time between them and its objects from the cache; the revalidation as a line', () => {
+    const html = renderHtmlReport(threeVisits(7200, 9));
+    expect([...html.matchAll(/<section class="card visit" data-visit="(\w+)"/g)].map((m) => m[1])).toEqual(['first', 'repeat']);
+    expect(html).toContain('<section class="card visit" data-visit="repeat" data-between-visits="7200" aria-labelledby="visit-repeat-h">');
+    expect(html).toContain('<h3 id="visit-repeat-h">Repeat visit <span class="muted small">2 hours later; <span data-metric="fromCache" title="objects taken from the browser\'s cache, not asked for"><data class="before" value="0">0</data> → <data class="after" value="9">9</data> from the cache</span></span></h3>');
+    expect(html).toContain('<div data-metric="requests"><dt>Requests</dt><dd class="big"><data class="before" value="10">10</data> → <data class="after" value="1">1</data></dd><dd><span class="good">−9 (−90.0%)</span></dd></div>');
+    expect(html).toContain('<span data-visit="revalidate">Revalidation, every file asked for again: <data class="before" value="3000">3,000</data> → <data class="after" value="3000">3,000</data> B <span class="same">no change</span>, 10 → 10 requests (<a href="#numbers">all numbers</a>).</span>');
+    expect(html).toContain('on the fly. Cache-Control: none before, the server configs&#39; after.</p>');
+    // The footer says it whole.
+    expect(html).toContain('The repeat visit comes 2 hours after the first: what the browser&#39;s cache still holds fresh is not asked for, the rest is revalidated. The input is served as a stock server serves it (no Cache-Control, so browsers&#39; heuristic freshness), the output with the Cache-Control of pagediet&#39;s server configs.');
+    // Every visit has its totals, in the order the headline gives them.
+    expect([...html.matchAll(/<table id="table-totals-(\w+)"/g)].map((m) => m[1])).toEqual(['first', 'repeat', 'revalidate']);
+    expect(html).toContain('<caption>Repeat visit of <code>/index.html</code>, 2 hours after the first; objects from the cache: 0 before, 9 after</caption>');
+    // A report of the revalidation alone gives it its card.
+    const alone = threeVisits(86_400, 0);
+    alone.savings = alone.savings.filter((x) => x.visit === 'revalidate');
+    for (const side of /** @type {const} */ (['before', 'after'])) alone[side].runs = alone[side].runs.filter((r) => r.visit === 'revalidate');
+    alone.headline = headline(alone.savings, 1, 1, 'gzip');
+    const only = renderHtmlReport(alone);
+    expect([...only.matchAll(/<section class="card visit" data-visit="(\w+)"/g)].map((m) => m[1])).toEqual(['revalidate']);
+    expect(only).not.toContain('visit-notes');
+  });
+
+  it('draws a repeat visit whose every object came from the cache: no request, 0 s', () => {
+    const report = threeVisits(86_400, 10);
+    const html = renderHtmlReport(report);
+    expect(html).toContain('<data class="before" value="10">10</data> → <data class="after" value="0">0</data>');
+    expect(html).not.toMatch(/NaN|Infinity|undefined/);
   });
 
   it(`draws at most ${WATERFALL_ROWS} rows of a waterfall and says so`, () => {
@@ -182,7 +234,14 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
     await fs.writeFile(path.join(after, 'index.html'), html, 'latin1');
     await fs.writeFile(path.join(after, 'index.html.gz'), zlib.gzipSync(Buffer.from(html, 'latin1'), { level: 9 }));
     await fs.writeFile(path.join(after, 'index.html.br'), zlib.brotliCompressSync(Buffer.from(html, 'latin1')));
-    report = await compareSites({ before: 'fixtures/microscape', after, networks: ['wan-1997', 'slow-4g'] });
+    // The "before" site, its files modified now: served as a stock server serves it (no Cache-Control), nothing is
+    // heuristically fresh a day later, so the repeat visit revalidates every object, as the after side's (the page
+    // no-cache, the images an hour: no fingerprinted names).
+    const before = path.join(dir, 'before');
+    await fs.cp('fixtures/microscape', before, { recursive: true });
+    const now = new Date();
+    for (const name of await fs.readdir(before, { recursive: true })) await fs.utimes(path.join(before, name), now, now);
+    report = await compareSites({ before, after, networks: ['wan-1997', 'slow-4g'] });
     const build = buildSummary([
       { name: 'text-images', description: 'images of text to CSS', bytesBefore: 102252, bytesAfter: 42004, requestsRemoved: 2, decisions: [
         { file: 'images/anim/banner.gif', action: 'changed', reason: 'text on a flat background', score: 0.97 },
@@ -278,11 +337,12 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
     const { page } = await opened();
     // What visitors load: each visit summed over the pages (one here) over HTTP/2.
     expect(report.headline.protocol).toBe('h2');
-    for (const visit of /** @type {const} */ (['first', 'revalidate'])) {
+    expect(Object.keys(report.headline.visits)).toEqual(['first', 'repeat', 'revalidate']);
+    for (const visit of /** @type {const} */ (['first', 'repeat'])) {
       const totals = report.headline.visits[visit];
       if (!totals) throw new Error(`no ${visit} visit`);
       const card = page.locator(`.visit[data-visit="${visit}"]`);
-      expect(await card.locator('h3').textContent()).toMatch(visit === 'first' ? /^First visit / : /^Repeat visit /);
+      expect(await card.locator('h3').textContent()).toBe(visit === 'first' ? 'First visit nothing cached: every file is downloaded' : 'Repeat visit 1 day later; 0 → 0 from the cache');
       expect(await card.locator('[data-metric="wireBytes"] data.before').textContent()).toBe(int.format(totals.wireBytes.before));
       expect(await card.locator('[data-metric="wireBytes"] data.after').textContent()).toBe(int.format(totals.wireBytes.after));
       expect(await card.locator('[data-metric="requests"] dd.big').textContent()).toBe('43 → 41');
@@ -294,6 +354,8 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
         expect(c).toEqual(saving('h2', network, visit).seconds);
       }
     }
+    const revalidation = report.headline.visits.revalidate;
+    expect(await page.locator('.visit-notes [data-visit="revalidate"]').textContent()).toBe(`Revalidation, every file asked for again: ${int.format(revalidation?.wireBytes.before ?? -1)} → ${int.format(revalidation?.wireBytes.after ?? -1)} B −${int.format(revalidation?.wireBytes.saved ?? -1)} B (−${revalidation?.wireBytes.percent.toFixed(1)}%), 43 → 41 requests (all numbers).`);
     const gif = page.locator('#table-types tbody tr', { hasText: 'image/gif' });
     expect(await gif.locator('td').allTextContents()).toEqual(expect.arrayContaining([
       int.format(report.before.files['image/gif'].served), int.format(report.after.files['image/gif'].served),

@@ -31,6 +31,10 @@ const SECRET = 'TOP SECRET, outside the root';
 const MTIME = new Date('2024-05-01T12:00:00Z');
 const LAST_MODIFIED = 'Wed, 01 May 2024 12:00:00 GMT';
 const PROTOCOLS = /** @type {const} */ (['http1', 'h2c', 'h2']);
+/** The Cache-Control of pagediet's server configs (src/configs/shared.js): pages, names without a fingerprint. */
+const PAGE_CACHE = 'no-cache';
+const SHORT_CACHE = 'public, max-age=3600, must-revalidate';
+const IMMUTABLE_CACHE = 'public, max-age=31536000, immutable';
 const BIN = path.resolve('bin/pagediet.js');
 
 let parent = '';
@@ -165,7 +169,7 @@ describe.each(PROTOCOLS)('server over %s', (protocol) => {
         'content-type': type,
         'content-length': String(bytes.length),
         'accept-ranges': 'bytes',
-        'cache-control': 'no-cache',
+        'cache-control': type === 'text/html' ? PAGE_CACHE : SHORT_CACHE,
         etag: tag(bytes),
         'last-modified': LAST_MODIFIED,
       }]);
@@ -198,7 +202,7 @@ describe.each(PROTOCOLS)('server over %s', (protocol) => {
         'content-length': String(sidecar[coding].length),
         ...(coding === 'identity' ? { 'accept-ranges': 'bytes' } : { 'content-encoding': coding }),
         vary: 'Accept-Encoding',
-        'cache-control': 'no-cache',
+        'cache-control': SHORT_CACHE,
         etag: tag(sidecar[coding], coding),
         'last-modified': LAST_MODIFIED,
       }]);
@@ -247,7 +251,7 @@ describe.each(PROTOCOLS)('server over %s', (protocol) => {
 
   it('answers If-None-Match and If-Modified-Since with 304 and no body', async () => {
     const first = await request(server, '/style.css', { headers: { 'accept-encoding': 'br' } });
-    const notModified = { 'cache-control': 'no-cache', etag: first.headers.etag, vary: 'Accept-Encoding', 'last-modified': LAST_MODIFIED };
+    const notModified = { 'cache-control': SHORT_CACHE, etag: first.headers.etag, vary: 'Accept-Encoding', 'last-modified': LAST_MODIFIED };
     for (const inm of [first.headers.etag, `"nope", W/${first.headers.etag}`, '*']) {
       const res = await request(server, '/style.css', { headers: { 'accept-encoding': 'br', 'if-none-match': inm } });
       expect([inm, res.status, res.headers, res.body.length]).toEqual([inm, 304, notModified, 0]);
@@ -261,6 +265,39 @@ describe.each(PROTOCOLS)('server over %s', (protocol) => {
     expect((await page({ 'if-modified-since': 'not a date' })).status).toBe(200);
     // If-None-Match wins over If-Modified-Since.
     expect((await page({ 'if-none-match': '"other"', 'if-modified-since': LAST_MODIFIED })).status).toBe(200);
+  });
+
+  it('sends the cache policy of pagediet\'s server configs on 200 and 304, or with cacheHeaders none only the validators', async () => {
+    const site = await writeTree(await tempDir('pagediet-cache-headers-'), {
+      'index.html': PAGE,
+      'app.3f9a1c2b.js': 'console.log(1);\n'.repeat(40),
+      'app.3f9a1c2b.js.br': zlib.brotliCompressSync(Buffer.from('console.log(1);\n'.repeat(40))),
+      'logo-CWg6gKPv.png': IMAGE,
+      'logo.png': IMAGE,
+      'docs/page.htm': PAGE,
+    });
+    const none = await startServer({ root: site, protocol, cacheHeaders: 'none' });
+    const policy = await startServer({ root: site, protocol, snapshot: true });
+    try {
+      for (const [url, expected] of [['/', PAGE_CACHE], ['/index.html', PAGE_CACHE], ['/docs/page.htm', PAGE_CACHE], ['/app.3f9a1c2b.js', IMMUTABLE_CACHE], ['/logo-CWg6gKPv.png', IMMUTABLE_CACHE], ['/logo.png', SHORT_CACHE]]) {
+        for (const encoding of ['br', 'identity']) {
+          const first = await request(policy, url, { headers: { 'accept-encoding': encoding } });
+          expect([url, encoding, first.status, first.headers['cache-control']]).toEqual([url, encoding, 200, expected]);
+          const again = await request(policy, url, { headers: { 'accept-encoding': encoding, 'if-none-match': first.headers.etag } });
+          expect([url, encoding, again.status, again.headers['cache-control']]).toEqual([url, encoding, 304, expected]);
+          const plain = await request(none, url, { headers: { 'accept-encoding': encoding } });
+          expect([url, plain.status, plain.headers['cache-control'], typeof plain.headers.etag, typeof plain.headers['last-modified']]).toEqual([url, 200, undefined, 'string', 'string']);
+          const plainAgain = await request(none, url, { headers: { 'accept-encoding': encoding, 'if-modified-since': plain.headers['last-modified'] } });
+          expect([url, plainAgain.status, plainAgain.headers['cache-control']]).toEqual([url, 304, undefined]);
+        }
+      }
+      // Errors and redirects carry none.
+      expect((await request(policy, '/nope.png')).headers['cache-control']).toBeUndefined();
+      expect((await request(policy, '/docs')).headers['cache-control']).toBeUndefined();
+    } finally {
+      await Promise.all([none.close(), policy.close()]);
+    }
+    await expect(startServer({ root: site, protocol, cacheHeaders: /** @type {any} */ ('no-cache') })).rejects.toThrow("cacheHeaders must be 'policy' or 'none', not \"no-cache\"");
   });
 
   it('answers HEAD with the headers of GET and no body', async () => {
@@ -691,7 +728,8 @@ describe('pagediet serve', () => {
       expect(match?.[1]).toBe(root);
       const port = Number(match?.[2]);
       const res = await http1Request(port, '/index.html');
-      expect([res.status, res.body.equals(PAGE)]).toEqual([200, true]);
+      expect([res.status, res.body.equals(PAGE), res.headers['cache-control']]).toEqual([200, true, PAGE_CACHE]);
+      expect((await http1Request(port, '/img.png')).headers['cache-control']).toBe(SHORT_CACHE);
       const idle = rawClient(port);
       idle.write('GET / HTTP/1.1\r\nHost: t\r\n\r\n');
       await idle.responses(1);
@@ -716,6 +754,23 @@ describe('pagediet serve', () => {
     } finally {
       child.kill('SIGKILL');
     }
+  });
+
+  it('sends no Cache-Control with --cache-headers none, as a stock server, and refuses another value in one line', async () => {
+    const { child, line, exited } = await serve([root, '--cache-headers', 'none']);
+    try {
+      const port = Number(/:(\d+) \(Ctrl-C/.exec(line)?.[1]);
+      const res = await http1Request(port, '/img.png');
+      expect([res.status, res.headers['cache-control'], res.headers['last-modified']]).toEqual([200, undefined, LAST_MODIFIED]);
+      child.kill('SIGTERM');
+      expect(await exited()).toEqual({ code: 0, signal: null });
+    } finally {
+      child.kill('SIGKILL');
+    }
+    const bad = await serve([root, '--cache-headers', 'forever']);
+    expect(await bad.exited()).toEqual({ code: 1, signal: null });
+    expect(bad.stderr().split('\n')).toHaveLength(2);
+    expect(bad.stderr()).toContain("'forever' is invalid");
   });
 
   it('reports a port in use or malformed in one line', async () => {

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { formatBuildSummary, SUMMARY_LINES } from '../src/report/build-text.js';
 import { groupDecisions, groupMessages } from '../src/report/groups.js';
+import { change, headline, REPORT_NETWORKS } from '../src/report/compare.js';
 import { stripesGif } from '../scripts/fixtures/bad.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
@@ -70,6 +71,34 @@ describe('the default summary', () => {
     expect(info[PAGES].startsWith('    ')).toBe(false);
     const missing = members(`  warning ${PAGES} reference-missing: references to files that do not exist`);
     expect(missing.slice(0, PAGES).every((l, i) => l === `    ${name(i)}: img "missing-${i}.png" points at a file that does not exist`)).toBe(true);
+  });
+
+  it('with the report, shows the first visit, the repeat visit (its objects from the cache, the time between visits) and the revalidation, still one screen', () => {
+    /** @type {import('../src/report/compare.js').Comparison[]} */
+    const savings = [];
+    for (const network of REPORT_NETWORKS) {
+      for (const [visit, before, after, cached, bytes] of /** @type {const} */ ([['first', 1200, 960, 0, [1_704_960, 1_103_600]], ['revalidate', 1200, 960, 0, [401_234, 320_987]], ['repeat', 1200, 120, 840, [401_234, 40_123]]])) {
+        savings.push({ page: '/index.html', protocol: 'h2', network, visit, requests: change(before, after), fromCache: change(0, cached), packets: change(10, 10), wireBytes: change(bytes[0], bytes[1]), seconds: change(12.5, 3.25) });
+      }
+    }
+    const report = /** @type {import('../src/report/compare.js').ReportData} */ ({ headline: headline(savings, 10, PAGES, 'gzip', 7200) });
+    const lines = formatBuildSummary(summary, { report }).trimEnd().split('\n');
+    expect(lines.length).toBeLessThanOrEqual(SUMMARY_LINES);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+    const at = lines.indexOf(`What visitors load (10 of ${PAGES} pages over HTTP/2):`);
+    expect(lines.slice(at + 1, at + 12)).toEqual([
+      '  first visit   1,704,960 B -> 1,103,600 B (-35%), 1200 -> 960 requests',
+      '  repeat visit  401,234 B -> 40,123 B (-90%), 1200 -> 120 requests,',
+      '                0 -> 840 from the cache',
+      '  revalidation  401,234 B -> 320,987 B (-20%), 1200 -> 960 requests',
+      '  seconds          modem-28.8k      wan-1997       slow-4g         cable',
+      '    first         12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25',
+      '    repeat        12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25',
+      '    revalidation  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25',
+      "  repeat visit 2 hours later; Cache-Control: none before, the configs' after",
+      '  both sides served as ordinary servers do: gzip level 6 on the fly',
+      expect.stringMatching(/^On disk /),
+    ]);
   });
 
   it('stays within a wider terminal and uses it', () => {

@@ -36,7 +36,7 @@ export async function pagesOf(root) {
  * @returns {Promise<VisitFigures>}
  */
 export async function visit(root, pages) {
-  const { runs } = await loadSite({ root, pages, protocols: [VISIT_PROFILE.protocol], networks: [VISIT_PROFILE.network] });
+  const { runs } = await loadSite({ root, pages, protocols: [VISIT_PROFILE.protocol], networks: [VISIT_PROFILE.network], visits: ['first', 'revalidate'] });
   const first = runs.filter((r) => r.visit === 'first');
   const again = runs.filter((r) => r.visit === 'revalidate');
   /** @param {typeof runs} rs @param {(r: typeof runs[number]) => number} f */

@@ -4,6 +4,14 @@
  * crossed the connection: request and response header bytes, body bytes,
  * status, encoding, connection, and the request that revealed it.
  *
+ * Three visits: 'first' (nothing cached: every object is fetched, and what
+ * may be stored is), 'revalidate' (every object asked again with the
+ * validators the first visit got: the 1997 study's cache validation), and
+ * 'repeat' (a browser coming back betweenVisits later, its HTTP cache kept:
+ * a fresh object is taken from the cache without a request, a stale one is
+ * revalidated, one not stored is fetched; freshness.js has the rules). The
+ * repeat visit's clock is set ahead, never slept.
+ *
  * HTTP/1.x runs on raw sockets (node's http client neither pipelines nor
  * reports header sizes); HTTP/2 runs on node:http2 over a tapped stream
  * whose frames are counted by stream.
@@ -16,19 +24,22 @@ import { performance } from 'node:perf_hooks';
 import { ResponseParser } from './http1-parser.js';
 import { FrameCounter } from './h2-frames.js';
 import { discoverSubresources } from './discover.js';
+import { cacheDecision, isStorable, updatedBy304, varyingFields } from './freshness.js';
 import { VERSION } from '../summary.js';
 
 /**
  * @typedef {'http1.0' | 'http1.1' | 'pipelined' | 'h2'} Strategy
- * @typedef {'first' | 'revalidate'} Visit
+ * @typedef {'first' | 'revalidate' | 'repeat'} Visit
  *
  * @typedef {object} RequestRecord
- * @property {number} order when it was issued, from 0 (the page)
+ * @property {number} order when it was issued, from 0 (the page); objects taken from the cache have their place too
  * @property {string} path path and query
  * @property {string} kind 'page' or the reference kind that revealed it
  * @property {number | null} parent order of the request whose response revealed it
- * @property {number} connection which connection carried it, from 0
- * @property {number} batch requests written to the connection together share a batch
+ * @property {boolean} fromCache taken from the robot's cache, fresh, without a request (a repeat visit): no connection,
+ *   no bytes; status, type and decoded bytes are the stored response's
+ * @property {number} connection which connection carried it, from 0 (-1 when from the cache)
+ * @property {number} batch requests written to the connection together share a batch (-1 when from the cache)
  * @property {number} requestBytes the request as sent (HTTP/2: its HEADERS frames)
  * @property {number} responseHeaderBytes status line and headers (HTTP/2: HEADERS frames)
  * @property {number} bodyBytes body bytes as sent (compressed when encoded)
@@ -54,11 +65,15 @@ import { VERSION } from '../summary.js';
  * @property {ConnectionRecord[]} connections
  * @property {number} ms real elapsed time on this machine
  *
- * @typedef {object} CacheEntry
+ * @typedef {object} CacheFields what the robot's cache keeps of a response besides what RFC 9111's rules read
  * @property {string | undefined} etag
  * @property {string | undefined} lastModified
  * @property {Buffer} body decoded
  * @property {string} contentType
+ *
+ * @typedef {import('./freshness.js').StoredResponse & CacheFields} CacheEntry a stored response, as a browser's
+ *   HTTP cache keeps it: status, header fields (Date on the robot's clock), the request fields its Vary names,
+ *   request and response times (the robot's clock, ms since the epoch), validators and the decoded body
  *
  * @typedef {object} LoadOptions
  * @property {string} origin e.g. http://127.0.0.1:8080
@@ -67,23 +82,34 @@ import { VERSION } from '../summary.js';
  * @property {Visit} [visit]
  * @property {number} [connections] parallel connections for http1.0 (default 4, Netscape's in 1997)
  * @property {string} [acceptEncoding] default 'br, gzip'
- * @property {Map<string, CacheEntry>} [cache] filled by a first visit, used by a revalidation
+ * @property {Map<string, CacheEntry>} [cache] by path: filled by a first visit (and a repeat visit's answers), read by
+ *   a revalidation and a repeat visit
+ * @property {number} [betweenVisits] seconds: a repeat visit's clock runs this far ahead of the real one when no
+ *   `clock` is given (default DEFAULT_BETWEEN_VISITS, a day)
+ * @property {() => number} [clock] the robot's clock for its cache, ms since the epoch (default: the real one, and for a
+ *   repeat visit the real one plus betweenVisits)
  */
 
 export const STRATEGIES = /** @type {const} */ (['http1.0', 'http1.1', 'pipelined', 'h2']);
+
+/** The visits the robot makes, in the order a load makes them. */
+export const VISITS = /** @type {const} */ (['first', 'revalidate', 'repeat']);
+
+/** Seconds between the first and the repeat visit unless told: a day. */
+export const DEFAULT_BETWEEN_VISITS = 86_400;
 
 /** How long the robot waits for a server that said it closes before it closes itself. */
 const SERVER_CLOSE_WAIT_MS = 2000;
 
 /**
- * Loads a page; a revalidation needs the cache its first visit filled.
+ * Loads a page; a revalidation or a repeat visit needs the cache its first visit filled.
  * @param {LoadOptions} options
  * @returns {Promise<Trace>}
  */
 export async function loadPage(options) {
   const visit = options.visit ?? 'first';
   const cache = options.cache ?? new Map();
-  if (visit === 'revalidate' && cache.size === 0) throw new Error('a revalidation needs the cache of a first visit');
+  if (visit !== 'first' && cache.size === 0) throw new Error(`a ${visit === 'repeat' ? 'repeat visit' : 'revalidation'} needs the cache of a first visit`);
   const load = new PageLoad(options, visit, cache);
   const t0 = performance.now();
   const runners = { 'http1.0': runHttp10, 'http1.1': runHttp11, pipelined: runPipelined, h2: runH2 };
@@ -104,6 +130,13 @@ class PageLoad {
     this.cache = cache;
     this.origin = new URL(options.origin);
     this.t0 = performance.now();
+    const ahead = visit === 'repeat' ? (options.betweenVisits ?? DEFAULT_BETWEEN_VISITS) * 1000 : 0;
+    /** The robot's clock for its cache, ms since the epoch. @type {() => number} */
+    this.clock = options.clock ?? (() => Date.now() + ahead);
+    /** The validators each conditional request sends, by order. @type {Map<number, [string, string][]>} */
+    this.validators = new Map();
+    /** When each request was sent, on the robot's clock, by order. @type {Map<number, number>} */
+    this.sentAt = new Map();
     /** @type {RequestRecord[]} */
     this.records = [];
     /** @type {ConnectionRecord[]} */
@@ -123,18 +156,54 @@ class PageLoad {
     ];
     /** The same, with Host, as HTTP/1 lines, serialised once. */
     this.commonHttp1Lines = [`Host: ${this.origin.host}`, ...this.commonHeaders.map(([k, v]) => `${k}: ${v}`)].join('\r\n');
+    /** The same as fields, for Vary. @type {import('./freshness.js').Fields} */
+    this.requestFields = Object.fromEntries([['host', this.origin.host], ...this.commonHeaders.map(([k, v]) => [k.toLowerCase(), v])]);
     this.enqueue(new URL(options.page, this.origin), 'page', null);
   }
 
-  /** @param {URL} url @param {string} kind @param {number | null} parent */
+  /**
+   * A new object the page needs: queued for the network, or, in a repeat visit, taken from the cache when it is
+   * fresh there (and what it reveals with it).
+   * @param {URL} url @param {string} kind @param {number | null} parent
+   */
   enqueue(url, kind, parent) {
     const path = url.pathname + url.search;
     if (this.seen.has(path)) return;
     this.seen.add(path);
     /** @type {RequestRecord} */
-    const record = { order: this.records.length, path, kind, parent, connection: -1, batch: -1, requestBytes: 0, responseHeaderBytes: 0, bodyBytes: 0, framingBytes: 0, status: 0, encoding: null, contentType: '', decodedBytes: 0, startMs: 0, endMs: 0 };
+    const record = { order: this.records.length, path, kind, parent, fromCache: false, connection: -1, batch: -1, requestBytes: 0, responseHeaderBytes: 0, bodyBytes: 0, framingBytes: 0, status: 0, encoding: null, contentType: '', decodedBytes: 0, startMs: 0, endMs: 0 };
     this.records.push(record);
+    const cached = this.visit === 'first' ? undefined : this.cache.get(path);
+    if (cached && this.visit === 'repeat') {
+      const decision = cacheDecision(cached, this.requestFields, this.clock());
+      if (decision === 'fresh') return this.fromCache(record, cached);
+      if (decision === 'stale') this.validators.set(record.order, validatorsOf(cached));
+    } else if (cached) this.validators.set(record.order, validatorsOf(cached));
     this.queue.push(record);
+  }
+
+  /**
+   * An object taken from the cache without a request: recorded, and what its body reveals found.
+   * @param {RequestRecord} record @param {CacheEntry} cached
+   */
+  fromCache(record, cached) {
+    record.fromCache = true;
+    record.status = cached.status;
+    record.contentType = cached.contentType;
+    record.decodedBytes = cached.body.length;
+    record.startMs = record.endMs = this.now();
+    this.reveal(record, cached.body, cached.contentType);
+  }
+
+  /** @param {RequestRecord} record @param {Buffer} body @param {string} contentType */
+  reveal(record, body, contentType) {
+    for (const found of discoverSubresources(body, contentType, this.origin.origin + record.path)) this.enqueue(found.url, found.kind, record.order);
+  }
+
+  /** A request leaves now. @param {RequestRecord} record */
+  sending(record) {
+    record.startMs = this.now();
+    this.sentAt.set(record.order, this.clock());
   }
 
   newConnection() {
@@ -153,14 +222,9 @@ class PageLoad {
     return [...this.commonHeaders, ...this.conditionalHeaders(record)];
   }
 
-  /** The validators a revalidation sends for a request. @param {RequestRecord} record */
+  /** The validators a revalidation sends for a request (none for a plain one). @param {RequestRecord} record */
   conditionalHeaders(record) {
-    /** @type {[string, string][]} */
-    const h = [];
-    const cached = this.visit === 'revalidate' ? this.cache.get(record.path) : undefined;
-    if (cached?.etag) h.push(['If-None-Match', cached.etag]);
-    if (cached?.lastModified) h.push(['If-Modified-Since', cached.lastModified]);
-    return h;
+    return this.validators.get(record.order) ?? [];
   }
 
   /** @param {RequestRecord} record @param {'HTTP/1.0' | 'HTTP/1.1'} version */
@@ -176,27 +240,43 @@ class PageLoad {
    * @param {{ status: number, headers: Record<string, string | string[] | undefined>, body: Buffer }} response
    */
   complete(record, response) {
-    const header = (/** @type {string} */ name) => {
-      const v = response.headers[name];
-      return Array.isArray(v) ? v.join(', ') : v;
-    };
+    const headers = fieldsOf(response.headers);
     record.status = response.status;
-    record.encoding = header('content-encoding') ?? null;
+    record.encoding = headers['content-encoding'] ?? null;
     record.endMs = this.now();
+    const responseTime = this.clock();
+    const requestTime = this.sentAt.get(record.order) ?? responseTime;
+    // The robot's clock may run ahead of the server's (a repeat visit): the server's Date is read on the robot's.
+    const ahead = responseTime - Date.now();
+    if (headers.date && Math.abs(ahead) >= 1000) {
+      const date = Date.parse(headers.date);
+      if (!Number.isNaN(date)) headers.date = new Date(date + ahead).toUTCString();
+    }
+    // A revalidation reads the cache and leaves it as the first visit left it: the repeat visit comes after the first.
+    const stores = this.visit !== 'revalidate';
     let body = null;
-    let contentType = header('content-type') ?? '';
+    let contentType = headers['content-type'] ?? '';
     if (response.status === 200) {
       body = decode(response.body, record.encoding);
       record.decodedBytes = body.length;
-      this.cache.set(record.path, { etag: header('etag'), lastModified: header('last-modified'), body, contentType });
+      if (stores && isStorable(200, headers)) {
+        this.cache.set(record.path, {
+          status: 200, headers, requestHeaders: varyingFields(headers, this.requestFields), requestTime, responseTime,
+          etag: headers.etag, lastModified: headers['last-modified'], body, contentType,
+        });
+      } else if (stores) this.cache.delete(record.path);
     } else if (response.status === 304) {
       const cached = this.cache.get(record.path);
-      if (cached) ({ body, contentType } = cached);
+      if (cached) {
+        ({ body, contentType } = cached);
+        if (stores) {
+          const updated = updatedBy304(cached, headers, requestTime, responseTime);
+          this.cache.set(record.path, { ...updated, etag: updated.headers.etag, lastModified: updated.headers['last-modified'] });
+        }
+      }
     }
     record.contentType = contentType;
-    if (body) {
-      for (const found of discoverSubresources(body, contentType, this.origin.origin + record.path)) this.enqueue(found.url, found.kind, record.order);
-    }
+    if (body) this.reveal(record, body, contentType);
     this.inFlight--;
     for (const resolve of this.waiters.splice(0)) resolve();
   }
@@ -216,6 +296,34 @@ class PageLoad {
     this.inFlight += taken.length;
     return taken;
   }
+}
+
+/**
+ * The If-None-Match and If-Modified-Since a stored response gives a conditional request.
+ * @param {CacheEntry} cached
+ * @returns {[string, string][]}
+ */
+function validatorsOf(cached) {
+  /** @type {[string, string][]} */
+  const h = [];
+  if (cached.etag) h.push(['If-None-Match', cached.etag]);
+  if (cached.lastModified) h.push(['If-Modified-Since', cached.lastModified]);
+  return h;
+}
+
+/**
+ * A response's header fields by lower-case name, repeated ones joined, HTTP/2's pseudo-headers left out.
+ * @param {Record<string, string | string[] | number | undefined>} headers
+ * @returns {import('./freshness.js').Fields}
+ */
+function fieldsOf(headers) {
+  /** @type {import('./freshness.js').Fields} */
+  const fields = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.startsWith(':') || value === undefined) continue;
+    fields[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+  }
+  return fields;
 }
 
 /**
@@ -290,7 +398,7 @@ async function openHttp1(load) {
         record.requestBytes = bytes.length;
         record.connection = conn.id;
         record.batch = conn.writes.length;
-        record.startMs = load.now();
+        load.sending(record);
         parser.expect.push('GET');
         return bytes;
       });
@@ -327,14 +435,15 @@ async function runHttp10(load) {
   await Promise.all(Array.from({ length: limit }, worker));
 }
 
-/** HTTP/1.1: one persistent connection, one request at a time. @param {PageLoad} load */
+/** HTTP/1.1: one persistent connection, one request at a time (none when every object is cached fresh). @param {PageLoad} load */
 async function runHttp11(load) {
-  let connection = await openHttp1(load);
+  /** @type {Awaited<ReturnType<typeof openHttp1>> | null} */
+  let connection = null;
   for (let batch = await load.take(1); batch.length; batch = await load.take(1)) {
-    if (connection.closed) connection = await openHttp1(load);
+    if (!connection || connection.closed) connection = await openHttp1(load);
     await connection.send(batch, 'HTTP/1.1');
   }
-  await connection.close();
+  await connection?.close();
 }
 
 /**
@@ -343,10 +452,12 @@ async function runHttp11(load) {
  * @param {PageLoad} load
  */
 async function runPipelined(load) {
+  let batch = await load.take();
+  if (!batch.length) return;
   const connection = await openHttp1(load);
   /** @type {Promise<unknown>[]} */
   const pending = [];
-  for (let batch = await load.take(); batch.length; batch = await load.take()) {
+  for (; batch.length; batch = await load.take()) {
     pending.push(connection.send(batch, 'HTTP/1.1'));
   }
   await Promise.all(pending);
@@ -355,6 +466,8 @@ async function runPipelined(load) {
 
 /** HTTP/2: one connection, every request multiplexed as soon as it is known. @param {PageLoad} load */
 async function runH2(load) {
+  let batch = await load.take();
+  if (!batch.length) return;
   const up = new FrameCounter(true);
   const down = new FrameCounter(false);
   const conn = load.newConnection();
@@ -367,12 +480,12 @@ async function runH2(load) {
   const pending = [];
   /** @type {{ record: RequestRecord, stream: import('node:http2').ClientHttp2Stream }[]} */
   const streams = [];
-  for (let batch = await load.take(); batch.length; batch = await load.take()) {
+  for (; batch.length; batch = await load.take()) {
     conn.writes.push(batch.map((r) => r.order));
     for (const record of batch) {
       record.connection = conn.id;
       record.batch = conn.writes.length - 1;
-      record.startMs = load.now();
+      load.sending(record);
       const headers = Object.fromEntries([[':path', record.path], ...load.headers(record).map(([k, v]) => [k.toLowerCase(), v])]);
       const stream = session.request(headers, { endStream: true });
       streams.push({ record, stream });

@@ -3,7 +3,9 @@
  * compatibility API of node:http2 both call it with (req, res). It answers GET
  * and HEAD for files under the root, choosing a precompressed sidecar by
  * Accept-Encoding (or, when asked, gzipping a file that has none on the fly),
- * with validators (ETag, Last-Modified) and byte ranges. A sidecar asked for
+ * with validators (ETag, Last-Modified), the cache policy of pagediet's
+ * server configs (Cache-Control; or none at all, as a stock server) and byte
+ * ranges. A sidecar asked for
  * by its own name (x.css.gz beside x.css) is 404, and so is anything under
  * /pagediet-configs/ (the server configs older builds wrote into the site).
  */
@@ -17,6 +19,7 @@ import { EntityTags } from './etags.js';
 import { locate, parseTarget, sidecars } from './files.js';
 import { SIDECAR_EXTENSIONS, chooseEncoding } from './negotiate.js';
 import { GzipCache, isCompressibleType, onTheFlyLevel } from './on-the-fly.js';
+import { CACHE_CONTROL, cachePolicy } from '../configs/shared.js';
 
 /**
  * @typedef {import('node:http').IncomingMessage | import('node:http2').Http2ServerRequest} Request
@@ -49,7 +52,16 @@ import { GzipCache, isCompressibleType, onTheFlyLevel } from './on-the-fly.js';
  *   compressible type (COMPRESSIBLE_TYPES) that has no sidecar at all is offered gzip-encoded too, gzipped once
  *   and kept in memory, with its own ETag (`-gzip`) and Vary; files with sidecars are served as without it.
  *   Default off: only what the directory holds is sent.
+ * @property {CacheHeaders} [cacheHeaders] default 'policy'
+ *
+ * @typedef {'policy' | 'none'} CacheHeaders the Cache-Control a file's responses (200 and 304) carry: 'policy', that of
+ *   pagediet's server configs (src/configs/shared.js: pages no-cache, fingerprinted names a year and immutable, other
+ *   files an hour and must-revalidate); 'none', no Cache-Control at all, only ETag and Last-Modified, as stock nginx
+ *   and Apache send, so browsers' heuristic freshness applies
  */
+
+/** What each cacheHeaders setting may be. */
+export const CACHE_HEADERS = /** @type {const} */ (['policy', 'none']);
 
 /** Requests per connection and second, past which a client is flooding. */
 export const DEFAULT_MAX_REQUESTS_PER_SECOND = 1000;
@@ -58,7 +70,8 @@ export const DEFAULT_MAX_REQUESTS_PER_SECOND = 1000;
  * @param {HandlerOptions} options
  * @returns {(req: Request, res: Response) => void}
  */
-export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false, maxRequestsPerSecond = DEFAULT_MAX_REQUESTS_PER_SECOND, compressOnTheFly }) {
+export function createHandler({ root, keepAlive = true, onRequest, headerLimit, snapshot = false, maxRequestsPerSecond = DEFAULT_MAX_REQUESTS_PER_SECOND, compressOnTheFly, cacheHeaders = 'policy' }) {
+  if (!CACHE_HEADERS.includes(cacheHeaders)) throw new RangeError(`cacheHeaders must be ${CACHE_HEADERS.map((c) => `'${c}'`).join(' or ')}, not ${JSON.stringify(cacheHeaders)}`);
   const tags = new EntityTags();
   const level = onTheFlyLevel(compressOnTheFly);
   /** This server's gzip of each file it compressed on the fly. @type {GzipCache | undefined} */
@@ -120,7 +133,7 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
     const key = answers && answerKey(req);
     const answer = key ? answers.get(key) : undefined;
     if (answer) return sendAnswer(req, res, entry, answer);
-    respond(root, tags, find, gzipped, req, res, entry, key ? (a) => answers.set(key, a) : undefined).catch(() => {
+    respond(root, tags, find, gzipped, cacheHeaders, req, res, entry, key ? (a) => answers.set(key, a) : undefined).catch(() => {
       // Whatever failed (a file that vanished mid-request), the server goes on.
       try {
         if (res.headersSent) return res.destroy();
@@ -249,12 +262,13 @@ function sendAnswer(req, res, entry, answer) {
  * @param {EntityTags} tags
  * @param {Finder} find
  * @param {GzipCache | undefined} gzipped when on, compresses files without sidecars on the fly
+ * @param {CacheHeaders} cacheHeaders
  * @param {Request} req
  * @param {Response} res
  * @param {RequestLogEntry} entry filled in as the answer is decided
  * @param {(answer: Answer) => void} [remember] takes the answer of a GET or HEAD of a file in memory, without Range
  */
-async function respond(root, tags, find, gzipped, req, res, entry, remember) {
+async function respond(root, tags, find, gzipped, cacheHeaders, req, res, entry, remember) {
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendText(req, res, entry, 405, { Allow: 'GET, HEAD' });
   const accept = req.headers.accept;
   // The server configs an older build wrote into the site are not part of it.
@@ -305,8 +319,8 @@ async function respond(root, tags, find, gzipped, req, res, entry, remember) {
       ...vary,
       ETag: etag,
       'Last-Modified': stats.mtime.toUTCString(),
-      // Revalidate on every use: a rebuilt site shows on the next reload.
-      'Cache-Control': 'no-cache',
+      // The configs' policy: a page is revalidated on every use, so a rebuilt site shows on the next load.
+      ...(cacheHeaders === 'policy' ? { 'Cache-Control': CACHE_CONTROL[cachePolicy(file.path)] } : {}),
     };
     /** @type {Headers} */
     const headers = { 'Content-Type': contentType(file.path), ...validators };

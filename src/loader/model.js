@@ -21,7 +21,9 @@
  * The browser side follows the strategies the studies compared: HTTP/1.0 with
  * a new connection per request, HTTP/1.1 with persistent connections, one
  * request at a time, pipelined HTTP/1.1, and HTTP/2. A request is issued when
- * the response that revealed it has been received in full.
+ * the response that revealed it has been received in full. Objects a repeat
+ * visit takes from the browser's cache are not in the plan: they cost no
+ * packet and no time, and a load of none at all is 0 s and 0 bytes.
  */
 
 /** TCP/IP header bytes per packet (20 IP + 20 TCP, no options), as the studies counted. */
@@ -38,8 +40,9 @@ export const HEADER_BYTES = 40;
  * @property {number} responseBytes headers, body and framing as sent
  * @property {string} [path]
  *
- * @typedef {object} LoadPlan what the model needs of a recorded exchange
- * @property {PlannedRequest[]} requests in issue order; requests[0] is the page
+ * @typedef {object} LoadPlan what the model needs of a recorded exchange: the requests that crossed the network
+ * @property {PlannedRequest[]} requests in issue order; those whose parent is null are known at the start (the page;
+ *   in a repeat visit whose page came from the cache, what it and other cached objects reveal). None: nothing to send
  * @property {number} controlUp per-connection bytes from the client that belong to no request (HTTP/2)
  * @property {number} controlDown the same from the server
  *
@@ -774,8 +777,7 @@ class Simulation {
   }
 
   run() {
-    const page = this.plan.requests[0];
-    this.ready[0].push(page);
+    for (const r of this.plan.requests) if (r.parent === null) this.ready[this.domainOf(r)].push(r);
     this.events.push(0, (t) => this.dispatch(t));
     this.events.run();
     for (const c of this.connections) if (!c.closed) c.close(this.lastDone);
@@ -873,6 +875,10 @@ class Simulation {
  * @returns {ModelResult}
  */
 export function model(plan, strategy, profile, options = {}) {
+  // Everything from the cache: no connection, no packet, no time (not even a testbed's fixed time).
+  if (!plan.requests.length) {
+    return { requests: 0, connections: 0, packets: 0, packetsUp: 0, packetsDown: 0, payloadBytes: 0, wireBytes: 0, overheadPercent: 0, seconds: 0, retransmissions: 0, timeline: [] };
+  }
   const sim = new Simulation(plan, strategy, profile, options);
   sim.run();
   UP.reset();
@@ -896,16 +902,26 @@ export function model(plan, strategy, profile, options = {}) {
 }
 
 /**
- * The load plan of a recorded exchange.
+ * The load plan of a recorded exchange: its requests, without the objects
+ * taken from the cache, which cost nothing on the network. A request revealed
+ * by a cached object is revealed by that object's nearest ancestor that
+ * crossed the network, or known at the start when none did.
  * @param {import('./client.js').Trace} trace
  * @returns {LoadPlan}
  */
 export function planFromTrace(trace) {
   const first = trace.connections[0];
+  const cached = new Map(trace.requests.filter((r) => r.fromCache).map((r) => [r.order, r]));
+  /** @param {number | null} parent */
+  const onNetwork = (parent) => {
+    let p = parent;
+    for (let c = p === null ? undefined : cached.get(p); c; c = p === null ? undefined : cached.get(p)) p = c.parent;
+    return p;
+  };
   return {
-    requests: trace.requests.map((r) => ({
+    requests: trace.requests.filter((r) => !r.fromCache).map((r) => ({
       order: r.order,
-      parent: r.parent,
+      parent: cached.size ? onNetwork(r.parent) : r.parent,
       requestBytes: r.requestBytes,
       responseBytes: r.responseHeaderBytes + r.bodyBytes + (trace.protocol === 'h2' ? r.framingBytes : 0),
       path: r.path,

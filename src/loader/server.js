@@ -43,6 +43,10 @@ import { batchWrites } from './write-batching.js';
  *   level 6 (ON_THE_FLY), for clients that accept gzip; `{ gzip: level }` at another zlib level (1 to 9). Each
  *   gzip is made once and kept in memory, so its bytes and Content-Length are the same on every request; its ETag
  *   is the file's with `-gzip`. Files with sidecars are served as without it. Default off: only the files there are.
+ * @property {import('./handler.js').CacheHeaders} [cacheHeaders] the Cache-Control of files' responses: 'policy' (the
+ *   default), that of pagediet's server configs (pages `no-cache`, fingerprinted names
+ *   `public, max-age=31536000, immutable`, other files `public, max-age=3600, must-revalidate`); 'none', no
+ *   Cache-Control, only ETag and Last-Modified, as stock nginx and Apache send (browsers' heuristic freshness applies)
  *
  * @typedef {object} RunningServer
  * @property {string} url the origin, e.g. http://127.0.0.1:49152
@@ -84,6 +88,7 @@ export async function startServer(options) {
     snapshot: options.snapshot ?? false,
     maxRequestsPerSecond: options.maxRequestsPerSecond,
     compressOnTheFly: options.compressOnTheFly,
+    cacheHeaders: options.cacheHeaders,
   });
 
   /** @type {http.Server | http2.Http2Server | http2.Http2SecureServer} */

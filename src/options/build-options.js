@@ -12,11 +12,12 @@
  * @property {number} [memoryBudget] build: MiB of file bytes kept in memory during the build; the rest wait in a scratch directory under $TMPDIR (default 64)
  * @property {number} [jobTimeout] build: stop an encode or OCR job that runs longer and leave its file as it is (0: no limit) (default 300)
  * @property {number} [threads] build: worker threads (default: the machine's cores)
+ * @property {number | string} [betweenVisits] build: the report's repeat visit comes this long after the first (30s, 10m, 2h, 1d, 1w, or seconds): what a browser's cache still holds fresh by then is not asked for (default "1d")
  * @property {number} [textImagesThreshold] text-images: the similarity (0-1) a text image's replacement must reach against the image in Chromium (default 0.8)
  * @property {'inline' | 'file'} [textImagesCss] text-images: where text-image replacements' CSS goes: a <style> in each page (inline), or one shared pagediet.css (file) (default "inline")
  * @property {boolean} [ocr] text-images: read text images whose ALT and TITLE are missing or wrong with OCR (tesseract.js)
  * @property {string} [browser] text-images, photos, image-markup, svg, fonts: a Chromium, Chrome or Edge executable to measure layout and prove changes in, tried before the browsers pagediet finds (see pagediet doctor)
- * @property {boolean} [prune] text-images, gif-to-png, animations, photos: remove an original image from the output once every reference points at its replacement
+ * @property {boolean} [prune] text-images, gif-to-png, animations, photos, hash-names: remove an original from the output once every reference points at its replacement (a converted image, a content-hashed name)
  * @property {boolean} [lossy] gif-to-png, animations, png: allow lossy image encodings (quantized PNG palettes, lossy WebP); without it every image stays pixel-exact
  * @property {[number, number]} [quality] gif-to-png, animations, png: with lossy: the quality floor a result must reach and the target, 0-100 on libimagequant's scale (default [65,80])
  * @property {number} [zopfliIterations] gif-to-png, animations, png: also try zopfli with this many iterations on PNG data: slower, sometimes a little smaller (0: libdeflate only) (default 0)

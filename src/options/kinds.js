@@ -4,6 +4,7 @@
  * kind is named in messages, help and the README. Every option of the table
  * (src/options/table.js) has one; nothing else checks option values.
  */
+import { parseDuration } from '../util/duration.js';
 
 /**
  * @template V
@@ -86,6 +87,24 @@ export function oneOf(words) {
     ts: words.map((w) => `'${w}'`).join(' | '),
   };
 }
+
+/**
+ * A duration: seconds (a number, 0 or more) or text with a unit, `30s`, `10m`, `2h`, `1d`, `1w`
+ * (src/util/duration.js); the command line gives it as text and gets seconds.
+ * @type {OptionKind<number | string>}
+ */
+export const duration = {
+  name: 'duration',
+  expected: "a duration: seconds (0 or more) or a number with s, m, h, d or w ('1d')",
+  argument: '<duration>',
+  check: (v) => (typeof v === 'number' && Number.isFinite(v) && v >= 0) || (typeof v === 'string' && parseDuration(v) !== null),
+  parse: (text) => {
+    const seconds = parseDuration(text);
+    if (seconds === null) throw new OptionValueError(`expected a duration: seconds or a number with s, m, h, d or w ('1d'), not '${text}'`);
+    return seconds;
+  },
+  ts: 'number | string',
+};
 
 /** A quality range MIN-MAX from 0 to 100; on the command line "65-80" (a single number means MIN = MAX). @type {OptionKind<[number, number]>} */
 export const qualityRange = {

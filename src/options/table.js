@@ -9,7 +9,7 @@
  * one place.
  */
 import { UserError } from '../errors.js';
-import { boolean, list, text, wholeNumber } from './kinds.js';
+import { boolean, duration, list, text, wholeNumber } from './kinds.js';
 import { parseShard } from '../shard.js';
 
 /**
@@ -81,6 +81,7 @@ export const BUILD_OPTIONS = {
   memoryBudget: option(wholeNumber({ argument: '<MiB>' }), 64, 'MiB of file bytes kept in memory during the build; the rest wait in a scratch directory under $TMPDIR'),
   jobTimeout: option(wholeNumber({ argument: '<seconds>' }), 300, 'stop an encode or OCR job that runs longer and leave its file as it is (0: no limit)'),
   threads: optional(wholeNumber({ min: 1, max: 1024 }), 'worker threads (default: the machine\'s cores)'),
+  betweenVisits: option(duration, '1d', 'the report\'s repeat visit comes this long after the first (30s, 10m, 2h, 1d, 1w, or seconds): what a browser\'s cache still holds fresh by then is not asked for'),
 };
 
 /**

@@ -1,12 +1,16 @@
 /**
  * A before-and-after comparison of two versions of a site: both are loaded
  * with the robot and modelled on the same networks, and their files are
- * totalled by type at the encoding a browser would get.
+ * totalled by type at the encoding a browser would get. The before side is
+ * served as an ordinary server serves a site (no Cache-Control: browsers'
+ * heuristic freshness), the after side with the cache policy of pagediet's
+ * server configs.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadSite, ON_THE_FLY, isCompressibleType } from '../loader/load.js';
+import { DEFAULT_BETWEEN_VISITS } from '../loader/client.js';
 import { walkSite } from '../site/walk.js';
 import { extensionOf, isHtmlPath, mimeType } from '../site/mime.js';
 import { MARKER } from '../output.js';
@@ -28,6 +32,7 @@ import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
  * @property {string} network
  * @property {import('../loader/client.js').Visit} visit
  * @property {Change} requests
+ * @property {Change} fromCache objects taken from the browser's cache without a request
  * @property {Change} packets
  * @property {Change} wireBytes
  * @property {Change} seconds
@@ -38,6 +43,7 @@ import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
  * @typedef {object} VisitTotals one visit of every page loaded, summed over the pages
  * @property {Change} wireBytes
  * @property {Change} requests
+ * @property {Change} fromCache objects taken from the browser's cache without a request (a repeat visit's)
  * @property {Record<string, Change>} seconds by network
  *
  * @typedef {object} Headline what visitors load, before and after: the report's first lines
@@ -45,7 +51,9 @@ import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
  * @property {number} pages pages loaded
  * @property {number} sitePages pages in the site (the input)
  * @property {Baseline} baseline how both sides were served besides the output's precompressed files
- * @property {Partial<Record<import('../loader/client.js').Visit, VisitTotals>>} visits
+ * @property {number} betweenVisits seconds from the first visit to the repeat visit
+ * @property {Partial<Record<import('../loader/client.js').Visit, VisitTotals>>} visits first, repeat and revalidate,
+ *   in that order, those that were loaded
  *
  * @typedef {'gzip' | 'raw'} Baseline how both sides are served besides their own precompressed files: 'gzip', as an
  *   ordinary server does (gzip at ON_THE_FLY.level on the fly for compressible types without a sidecar), or 'raw' (no
@@ -53,14 +61,34 @@ import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
  *
  * @typedef {object} ReportData
  * @property {Baseline} baseline
+ * @property {number} betweenVisits seconds from the first visit to the repeat visit
  * @property {{ site: string, runs: Run[], files: TypeTotals }} before
  * @property {{ site: string, runs: Run[], files: TypeTotals }} after
  * @property {Comparison[]} savings
  * @property {Headline} headline
  *
- * @typedef {Omit<import('../loader/load.js').LoadSiteOptions, 'root' | 'compressOnTheFly'> & { before: string, after: string, sample?: number, baseline?: Baseline }} CompareOptions
- *   sample: how many pages to load when `pages` is not given (default REPORT_SAMPLE); baseline: default 'gzip'
+ * @typedef {Omit<import('../loader/load.js').LoadSiteOptions, 'root' | 'compressOnTheFly' | 'cacheHeaders'> & { before: string, after: string, sample?: number, baseline?: Baseline }} CompareOptions
+ *   sample: how many pages to load when `pages` is not given (default REPORT_SAMPLE); baseline: default 'gzip'.
+ *   The before side is served without Cache-Control (cacheHeaders 'none', as a stock server), the after side with the
+ *   configs' policy ('policy').
  */
+
+/** The order reports show the visits in: what a visitor sees first and when coming back, then the revalidation. */
+export const REPORT_VISITS = /** @type {const} */ (['first', 'repeat', 'revalidate']);
+
+/**
+ * Visits in the order reports show them (REPORT_VISITS), any other after.
+ * @template {string} V
+ * @param {V[]} visits
+ * @returns {V[]}
+ */
+export function inReportOrder(visits) {
+  const rank = (/** @type {string} */ v) => {
+    const i = (/** @type {readonly string[]} */ (REPORT_VISITS)).indexOf(v);
+    return i < 0 ? REPORT_VISITS.length : i;
+  };
+  return [...visits].sort((a, b) => rank(a) - rank(b));
+}
 
 /** Networks a report models when none are named: two of the studies', two of today's. */
 export const REPORT_NETWORKS = ['modem-28.8k', 'wan-1997', 'slow-4g', 'cable'];
@@ -82,6 +110,9 @@ export async function compareSites(options) {
     const stat = typeof dir === 'string' ? await fs.stat(dir).catch(() => null) : null;
     if (!stat?.isDirectory()) throw new UserError(`report options: ${name} ${JSON.stringify(dir)} is not a folder`);
   }
+  if (load.betweenVisits !== undefined && !(typeof load.betweenVisits === 'number' && Number.isFinite(load.betweenVisits) && load.betweenVisits >= 0)) {
+    throw new UserError(`report options: betweenVisits must be seconds, 0 or more, not ${JSON.stringify(load.betweenVisits)}`);
+  }
   const all = await sitePages(before);
   if (!all.length && !load.pages) throw new UserError(`report options: before ${before} has no page (.html or .htm) to load`);
   const pages = load.pages ?? samplePages(all, sample ?? REPORT_SAMPLE);
@@ -91,9 +122,12 @@ export async function compareSites(options) {
     const missing = await missingPages(dir, pages);
     if (missing.length) throw new UserError(`report options: ${missing[0]} is no page of ${name} ${dir}${missing.length > 1 ? ` (nor ${missing.length - 1} more)` : ''}`);
   }
-  // Both sides on the same ordinary server: the output's precompressed files are what it adds.
-  const shared = { ...load, pages, networks: load.networks ?? REPORT_NETWORKS, ...(baseline === 'gzip' ? { compressOnTheFly: /** @type {const} */ ('gzip') } : {}) };
-  const [a, b] = [await loadSite({ ...shared, root: before }), await loadSite({ ...shared, root: after })];
+  // Both sides on the same ordinary server: the output's precompressed files are what it adds. The input gets a stock
+  // server's cache headers (none: heuristic freshness), the output those of the configs written beside it.
+  const betweenVisits = load.betweenVisits ?? DEFAULT_BETWEEN_VISITS;
+  const shared = { ...load, betweenVisits, pages, networks: load.networks ?? REPORT_NETWORKS, ...(baseline === 'gzip' ? { compressOnTheFly: /** @type {const} */ ('gzip') } : {}) };
+  const a = await loadSite({ ...shared, root: before, cacheHeaders: 'none' });
+  const b = await loadSite({ ...shared, root: after, cacheHeaders: 'policy' });
   /** @type {Comparison[]} */
   const savings = [];
   for (const r of a.runs) {
@@ -101,16 +135,17 @@ export async function compareSites(options) {
     if (!s) continue;
     savings.push({
       page: r.page, protocol: r.protocol, network: r.network, visit: r.visit,
-      requests: change(r.requests, s.requests), packets: change(r.packets, s.packets),
+      requests: change(r.requests, s.requests), fromCache: change(r.fromCache, s.fromCache), packets: change(r.packets, s.packets),
       wireBytes: change(r.wireBytes, s.wireBytes), seconds: change(r.seconds, s.seconds),
     });
   }
   return {
     baseline,
+    betweenVisits,
     before: { site: path.resolve(before), runs: a.runs, files: await typeTotals(before, baseline) },
     after: { site: path.resolve(after), runs: b.runs, files: await typeTotals(after, baseline) },
     savings,
-    headline: headline(savings, pages.length, all.length, baseline),
+    headline: headline(savings, pages.length, all.length, baseline, betweenVisits),
   };
 }
 
@@ -121,27 +156,29 @@ export async function compareSites(options) {
  * @param {number} pages
  * @param {number} sitePages
  * @param {Baseline} baseline
+ * @param {number} [betweenVisits] seconds from the first to the repeat visit (default a day)
  * @returns {Headline}
  */
-export function headline(savings, pages, sitePages, baseline) {
+export function headline(savings, pages, sitePages, baseline, betweenVisits = DEFAULT_BETWEEN_VISITS) {
   const protocol = savings.some((c) => c.protocol === HEADLINE_PROTOCOL) ? HEADLINE_PROTOCOL : (savings[0]?.protocol ?? HEADLINE_PROTOCOL);
   /** @type {Headline['visits']} */
   const visits = {};
   const networks = [...new Set(savings.map((c) => c.network))];
-  for (const visit of /** @type {const} */ (['first', 'revalidate'])) {
+  for (const visit of REPORT_VISITS) {
     const of = savings.filter((c) => c.protocol === protocol && c.visit === visit);
     if (!of.length) continue;
     // Bytes and requests do not depend on the network: one network's runs count each page once.
     const once = of.filter((c) => c.network === networks[0]);
-    /** @param {Comparison[]} list @param {'wireBytes' | 'requests' | 'seconds'} key */
+    /** @param {Comparison[]} list @param {'wireBytes' | 'requests' | 'fromCache' | 'seconds'} key */
     const total = (list, key) => change(list.reduce((n, c) => n + c[key].before, 0), list.reduce((n, c) => n + c[key].after, 0));
     visits[visit] = {
       wireBytes: total(once, 'wireBytes'),
       requests: total(once, 'requests'),
+      fromCache: total(once, 'fromCache'),
       seconds: Object.fromEntries(networks.map((n) => [n, total(of.filter((c) => c.network === n), 'seconds')])),
     };
   }
-  return { protocol, pages, sitePages, baseline, visits };
+  return { protocol, pages, sitePages, baseline, betweenVisits, visits };
 }
 
 /** @param {number} before @param {number} after @returns {Change} */

@@ -5,9 +5,11 @@
  * in full). No fonts or anything else to fetch, so it opens from disk and
  * prints. The same input gives the same bytes.
  *
- * Its first screen is what visitors load: the first and the repeat visit of
- * every page loaded, before and after (bytes on the wire, requests, modelled
- * seconds on each network), and how both sides were served; then the output
+ * Its first screen is what visitors load: the first visit, the repeat visit
+ * (the time between visits later, with the browser's cache) and the
+ * revalidation of every page loaded, before and after (bytes on the wire,
+ * requests, objects from the cache, modelled seconds on each network), and
+ * how both sides were served; then the output
  * on disk, with the files no page loads and the server configs apart (they
  * are no visitor's cost). Then the pages that saved most and cost most, bytes
  * by file type, what each pass did, load time, waterfalls of the first page,
@@ -19,6 +21,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { networkProfile } from '../loader/networks.js';
 import { ON_THE_FLY } from '../loader/on-the-fly.js';
+import { DEFAULT_BETWEEN_VISITS } from '../loader/client.js';
+import { formatDuration } from '../util/duration.js';
+import { inReportOrder } from './compare.js';
 import { groupDecisions, groupMessages } from './groups.js';
 import { FILTER_SCRIPT } from './html-filter.js';
 
@@ -122,7 +127,7 @@ ${build ? buildLine(build) : ''}
 <main>
 ${body}
 </main>
-<footer><p>Times, packets and bytes on the wire are modelled: the robot loads each page from a local server, and the network model replays the exchange packet by packet on each network profile. ${esc(baselineSentence(report.baseline))} Green marks a saving; red marks a change worse by ${WORSE_PERCENT}% or more, grey a smaller one.</p></footer>
+<footer><p>Times, packets and bytes on the wire are modelled: the robot loads each page from a local server, and the network model replays the exchange packet by packet on each network profile. ${esc(baselineSentence(report.baseline))}${report.headline?.visits.repeat ? ` ${esc(cacheSentence(betweenVisitsOf(report)))}` : ''} Green marks a saving; red marks a change worse by ${WORSE_PERCENT}% or more, grey a smaller one.</p></footer>
 ${filters ? `<script>${FILTER_SCRIPT}</script>\n` : ''}</body>
 </html>
 `;
@@ -133,7 +138,7 @@ function focusOf(report) {
   const runs = [...report.before.runs, ...report.after.runs];
   const pages = unique(runs.map((r) => r.page));
   const protocols = unique(runs.map((r) => r.protocol));
-  const visits = unique(runs.map((r) => r.visit));
+  const visits = inReportOrder(unique(runs.map((r) => r.visit)));
   return {
     page: pages[0] ?? '',
     pages,
@@ -178,11 +183,19 @@ function headlineSection(report, focus) {
     return out.join('\n');
   }
   const of = h.pages === h.sitePages ? plural(h.pages, 'page') : `${INT.format(h.pages)} of the site's ${plural(h.sitePages, 'page')}`;
-  out.push(`<p class="lede" data-baseline="${esc(h.baseline)}">${esc(of)}, each with everything it loads, over ${esc(label(h.protocol))}${h.pages === 1 ? '' : ', summed'}. ${esc(baselineSentence(h.baseline, true))}</p>`);
+  const between = betweenVisitsOf(report);
+  const headers = h.visits.repeat ? ' Cache-Control: none before, the server configs\' after.' : '';
+  out.push(`<p class="lede" data-baseline="${esc(h.baseline)}">${esc(of)}, each with everything it loads, over ${esc(label(h.protocol))}${h.pages === 1 ? '' : ', summed'}. ${esc(baselineSentence(h.baseline, true))}${esc(headers)}</p>`);
+  // A card each for what a visitor meets: the first and the repeat visit. The revalidation (every file asked again,
+  // the studies' measure) is a line below them, unless it is all there is.
+  const cards = visits.filter(([visit]) => visit !== 'revalidate' || visits.length === 1);
   out.push('<div class="visits">');
-  for (const [visit, totals] of visits) {
-    out.push(`<section class="card visit" data-visit="${esc(visit)}" aria-labelledby="visit-${esc(visit)}-h">`);
-    out.push(`<h3 id="visit-${esc(visit)}-h">${esc(visitLabel(visit))} <span class="muted small">${esc(visit === 'first' ? 'nothing cached: every file is downloaded' : visit === 'revalidate' ? 'every file cached, and revalidated' : '')}</span></h3>`);
+  for (const [visit, totals] of cards) {
+    out.push(`<section class="card visit" data-visit="${esc(visit)}"${visit === 'repeat' ? ` data-between-visits="${between}"` : ''} aria-labelledby="visit-${esc(visit)}-h">`);
+    // The repeat visit's objects from the cache, not asked for, beside its name: the card stays as tall as the first's.
+    const c = totals.fromCache;
+    const cached = visit === 'repeat' && c ? `; <span data-metric="fromCache" title="objects taken from the browser's cache, not asked for"><data class="before" value="${c.before}">${INT.format(c.before)}</data> → <data class="after" value="${c.after}">${INT.format(c.after)}</data> from the cache</span>` : '';
+    out.push(`<h3 id="visit-${esc(visit)}-h">${esc(visitLabel(visit))} <span class="muted small">${esc(visitNote(visit, between))}${cached}</span></h3>`);
     out.push('<dl class="metrics">');
     out.push(metric('wireBytes', 'Bytes on the wire', totals.wireBytes, (n) => INT.format(n), ' B'));
     out.push(metric('requests', 'Requests', totals.requests, (n) => INT.format(n), ''));
@@ -197,8 +210,35 @@ ${networks.map(([network, c]) => `<tr data-network="${esc(network)}"><th scope="
 </table></div>`);
     out.push('</section>');
   }
-  out.push('</div>', '</section>');
+  out.push('</div>');
+  const notes = [];
+  const revalidation = cards.length < visits.length ? h.visits.revalidate : undefined;
+  if (revalidation) {
+    const bytes = revalidation.wireBytes;
+    const requests = revalidation.requests;
+    notes.push(`<span data-visit="revalidate">Revalidation, every file asked for again: <data class="before" value="${bytes.before}">${INT.format(bytes.before)}</data> → <data class="after" value="${bytes.after}">${INT.format(bytes.after)}</data> B ${delta(bytes, (n) => `${INT.format(n)} B`)}, ${INT.format(requests.before)} → ${INT.format(requests.after)} requests (<a href="#numbers">all numbers</a>).</span>`);
+  }
+  if (notes.length) out.push(`<p class="small visit-notes">${notes.join(' ')}</p>`);
+  out.push('</section>');
   return out.join('\n');
+}
+
+/** The seconds between the first and the repeat visit of a report (a day in one made before they were recorded). @param {ReportData} report */
+function betweenVisitsOf(report) {
+  return report.headline?.betweenVisits ?? report.betweenVisits ?? DEFAULT_BETWEEN_VISITS;
+}
+
+/** What a visit is, beside its name. @param {string} visit @param {number} between seconds */
+function visitNote(visit, between) {
+  if (visit === 'first') return 'nothing cached: every file is downloaded';
+  if (visit === 'repeat') return `${formatDuration(between)} later`;
+  if (visit === 'revalidate') return 'every file cached, and asked for again';
+  return '';
+}
+
+/** What the repeat visit's cache holds, and which cache headers each side was served with. @param {number} between */
+function cacheSentence(between) {
+  return `The repeat visit comes ${formatDuration(between)} after the first: what the browser's cache still holds fresh is not asked for, the rest is revalidated. The input is served as a stock server serves it (no Cache-Control, so browsers' heuristic freshness), the output with the Cache-Control of pagediet's server configs.`;
 }
 
 /**
@@ -517,8 +557,9 @@ function numbersSection(report, focus) {
         rows.push(`<tr data-network="${esc(network)}" data-protocol="${esc(protocol)}" data-visit="${esc(visit)}"><th scope="row" class="l">${esc(network)}</th><td class="l">${esc(short(protocol))}</td><td>${num(requests.before)}</td><td>${num(requests.after)}</td><td>${num(packets.before)}</td><td>${num(packets.after)}</td><td>${num(wire.before)}</td><td>${num(wire.after)}</td><td>${percentCell(wire)}</td><td>${secs3(seconds.before)}</td><td>${secs3(seconds.after)}</td><td>${percentCell(seconds)}</td></tr>`);
       }
     }
+    const cached = visit === 'repeat' ? cachedNote(of.filter((c) => c.protocol === focus.protocols[0] && c.network === focus.networks[0])) : '';
     out.push(`<div class="table"><table id="table-totals-${esc(visit)}" class="totals">
-<caption>${esc(visitLabel(visit))} of ${pages === 1 ? `<code>${esc(of[0]?.page ?? '')}</code>` : `${plural(pages, 'page')}, summed`}</caption>
+<caption>${esc(visitLabel(visit))} of ${pages === 1 ? `<code>${esc(of[0]?.page ?? '')}</code>` : `${plural(pages, 'page')}, summed`}${visit === 'repeat' ? `, ${esc(formatDuration(betweenVisitsOf(report)))} after the first${cached}` : ''}</caption>
 <thead><tr><th scope="col" rowspan="2" class="l">Network</th><th scope="col" rowspan="2" class="l">Strategy</th><th scope="colgroup" colspan="2">Requests</th><th scope="colgroup" colspan="2">Packets</th><th scope="colgroup" colspan="3">Bytes on the wire</th><th scope="colgroup" colspan="3">Load time, s</th></tr>
 <tr><th scope="col">before</th><th scope="col">after</th><th scope="col">before</th><th scope="col">after</th><th scope="col">before</th><th scope="col">after</th><th scope="col">change</th><th scope="col">before</th><th scope="col">after</th><th scope="col">change</th></tr></thead>
 <tbody>
@@ -700,7 +741,17 @@ function short(protocol) {
 
 /** @param {string} visit */
 function visitLabel(visit) {
-  return visit === 'first' ? 'First visit' : visit === 'revalidate' ? 'Repeat visit' : visit;
+  return visit === 'first' ? 'First visit' : visit === 'repeat' ? 'Repeat visit' : visit === 'revalidate' ? 'Revalidation' : visit;
+}
+
+/**
+ * "; objects from the cache: 0 before, 40 after" for the comparisons of one strategy and network (the same on each).
+ * @param {Comparison[]} list
+ */
+function cachedNote(list) {
+  const before = list.reduce((n, c) => n + (c.fromCache?.before ?? 0), 0);
+  const after = list.reduce((n, c) => n + (c.fromCache?.after ?? 0), 0);
+  return `; objects from the cache: ${INT.format(before)} before, ${INT.format(after)} after`;
 }
 
 /** @param {string} network */
@@ -773,18 +824,19 @@ function secs3(n) {
 
 /**
  * The colour of a change in what visitors load: a saving is good, a loss of
- * WORSE_PERCENT or more is bad, anything else is grey.
- * @param {{ saved: number, percent: number }} c
+ * WORSE_PERCENT or more (or any loss from nothing: a repeat visit that asked
+ * for nothing before) is bad, anything else is grey.
+ * @param {{ saved: number, percent: number, before?: number }} c
  */
 function tone(c) {
   if (c.saved > 0) return 'good';
-  if (c.saved < 0 && Math.abs(c.percent) >= WORSE_PERCENT) return 'bad';
+  if (c.saved < 0 && (Math.abs(c.percent) >= WORSE_PERCENT || c.before === 0)) return 'bad';
   return 'same';
 }
 
 /**
  * The change as "−98,590 B (−54.0%)": a minus sign for a saving, a plus for a loss.
- * @param {{ saved: number, percent: number }} c @param {(n: number) => string} format
+ * @param {{ saved: number, percent: number, before?: number }} c @param {(n: number) => string} format
  * @param {boolean} [short] the percentage without decimals
  * @param {boolean} [html] format gives HTML, not text
  */
@@ -792,12 +844,15 @@ function delta(c, format, short = false, html = false) {
   if (c.saved === 0) return '<span class="same">no change</span>';
   const sign = c.saved > 0 ? '−' : '+';
   const amount = html ? format(Math.abs(c.saved)) : esc(format(Math.abs(c.saved)));
-  return `<span class="${tone(c)}">${sign}${amount} (${sign}${Math.abs(c.percent).toFixed(short ? 0 : 1)}%)</span>`;
+  // From nothing, a percentage means nothing.
+  const percent = 'before' in c && c.before === 0 ? '' : ` (${sign}${Math.abs(c.percent).toFixed(short ? 0 : 1)}%)`;
+  return `<span class="${tone(c)}">${sign}${amount}${percent}</span>`;
 }
 
 /** @param {Change} c */
 function timeNote(c) {
   if (c.saved === 0) return '(no change)';
+  if (c.before === 0) return `(+${roughSeconds(-c.saved)} s)`;
   return c.saved > 0 ? `(−${roughSeconds(c.saved)} s, −${Math.abs(c.percent).toFixed(0)}%)` : `(+${roughSeconds(-c.saved)} s, +${Math.abs(c.percent).toFixed(0)}%)`;
 }
 

@@ -7,6 +7,9 @@
  */
 import { networkProfile } from '../loader/networks.js';
 import { ON_THE_FLY } from '../loader/on-the-fly.js';
+import { DEFAULT_BETWEEN_VISITS } from '../loader/client.js';
+import { formatDuration } from '../util/duration.js';
+import { inReportOrder } from './compare.js';
 
 const LABELS = /** @type {Record<string, string>} */ ({ 'http1.0': 'HTTP/1.0', 'http1.1': 'HTTP/1.1', pipelined: 'HTTP/1.1 pipelined', h2: 'HTTP/2' });
 /** Strategies in the report's summed tables, where columns are scarce. */
@@ -39,12 +42,14 @@ export function formatRuns(runs, options = {}) {
     const visits = [...new Set(group.map((r) => r.visit))];
     const protocols = [...new Set(group.map((r) => r.protocol))];
     out.push(...fitted(visits, widthOf(options), (shown) => {
-      const rows = [['', ...shown.flatMap((v) => [`${visitLabel(v)}: Pa`, 'Bytes', 'Sec', '%ov', 'Req', 'Conn'])]];
+      // The repeat visit also counts the objects it took from the cache (Cache).
+      const rows = [['', ...shown.flatMap((v) => [`${visitLabel(v)}: Pa`, 'Bytes', 'Sec', '%ov', 'Req', 'Conn', ...(v === 'repeat' ? ['Cache'] : [])])]];
       for (const protocol of protocols) {
         const row = [LABELS[protocol] ?? protocol];
         for (const visit of shown) {
           const r = group.find((x) => x.protocol === protocol && x.visit === visit);
-          row.push(...(r ? [int.format(r.packets), int.format(r.wireBytes), r.seconds.toFixed(2), r.overheadPercent.toFixed(1), String(r.requests), String(r.connections)] : ['', '', '', '', '', '']));
+          const cache = visit === 'repeat' ? [r ? String(r.fromCache) : ''] : [];
+          row.push(...(r ? [int.format(r.packets), int.format(r.wireBytes), r.seconds.toFixed(2), r.overheadPercent.toFixed(1), String(r.requests), String(r.connections)] : ['', '', '', '', '', '']), ...cache);
         }
         rows.push(row);
       }
@@ -66,7 +71,7 @@ export function formatReport(report, options = {}) {
   const width = widthOf(options);
   // Paths are never cut: a longer one wraps as the terminal wraps it.
   const out = ['pagediet report', `  before  ${report.before.site}`, `  after   ${report.after.site}`, ...formatHeadline(report.headline, width), ''];
-  const visits = [...new Set(report.savings.map((c) => c.visit))];
+  const visits = inReportOrder([...new Set(report.savings.map((c) => c.visit))]);
   for (const visit of visits) {
     const of = report.savings.filter((c) => c.visit === visit);
     const pages = new Set(of.map((c) => c.page)).size;
@@ -82,7 +87,8 @@ export function formatReport(report, options = {}) {
       }
       return rows;
     };
-    const title = `${visitLabel(visit)} of ${pages} page${pages === 1 ? '' : 's'}, summed`;
+    const later = visit === 'repeat' ? `, ${formatDuration(report.headline.betweenVisits ?? DEFAULT_BETWEEN_VISITS)} after the first` : '';
+    const title = `${visitLabel(visit)}${later} of ${pages} page${pages === 1 ? '' : 's'}, summed`;
     const whole = align(rowsOf(of, true), 2);
     if (Math.max(...whole.split('\n').map((l) => l.length)) <= width) out.push(`${title}:`, whole, '');
     else for (const [network, group] of byKey(of, (c) => c.network)) out.push(`${title}, on ${network}:`, align(rowsOf(group, false)), '');
@@ -90,7 +96,7 @@ export function formatReport(report, options = {}) {
   if (options.pages) {
     for (const [page, network, group] of groups(report.savings)) {
       out.push(heading(page, network));
-      const pageVisits = [...new Set(group.map((r) => r.visit))];
+      const pageVisits = inReportOrder([...new Set(group.map((r) => r.visit))]);
       const protocols = [...new Set(group.map((r) => r.protocol))];
       out.push(...fitted(pageVisits, width, (shown) => {
         const rows = [['', ...shown.flatMap((v) => [`${visitLabel(v)}: Pa`, 'Bytes', 'Sec', 'Req'])]];
@@ -109,9 +115,14 @@ export function formatReport(report, options = {}) {
   return out.join('\n');
 }
 
+/** The headline's name of each visit. */
+const HEADLINE_NAMES = /** @type {Record<string, string>} */ ({ first: 'first visit', repeat: 'repeat visit', revalidate: 'revalidation' });
+
 /**
  * What visitors load, before and after: bytes on the wire and requests of
- * each visit, then its seconds on each network, wrapped to the width.
+ * each visit (and the repeat visit's objects from the cache), then its
+ * seconds on each network, wrapped to the width; then how long after the
+ * first the repeat visit came, and how both sides were served.
  * @param {import('./compare.js').Headline} headline
  * @param {number} width
  * @returns {string[]}
@@ -119,20 +130,26 @@ export function formatReport(report, options = {}) {
 export function formatHeadline(headline, width) {
   const of = headline.pages === headline.sitePages ? `${headline.pages} page${headline.pages === 1 ? '' : 's'}` : `${headline.pages} of ${headline.sitePages} pages`;
   const lines = [`What visitors load (${of} over ${LABELS[headline.protocol] ?? headline.protocol}):`];
-  const visits = Object.entries(headline.visits).map(([visit, totals]) => ({ name: visit === 'first' ? 'first' : 'repeat', totals }));
-  for (const { name, totals } of visits) {
-    lines.push(`${`  ${name} visit`.padEnd(16)}${arrow(totals.wireBytes, (n) => `${int.format(n)} B`)}, ${arrow(totals.requests, String, false)} requests`);
+  const visits = Object.entries(headline.visits).flatMap(([visit, totals]) => (totals ? [{ visit, name: HEADLINE_NAMES[visit] ?? visit, totals }] : []));
+  for (const { visit, name, totals } of visits) {
+    const items = [arrow(totals.wireBytes, (n) => `${int.format(n)} B`), `${arrow(totals.requests, String, false)} requests`];
+    if (visit === 'repeat' && totals.fromCache) items.push(`${arrow(totals.fromCache, String, false)} from the cache`);
+    lines.push(...wrap(items, ''.padEnd(16), width).map((line, i) => (i === 0 ? `${`  ${name}`.padEnd(16)}${line.slice(16)}` : line)));
   }
   // Seconds as a table, a column per network; wrapped per visit when the columns do not fit.
   const networks = Object.keys(visits[0]?.totals.seconds ?? {});
-  const rows = [['  seconds', ...networks], ...visits.map(({ name, totals }) => [`    ${name}`, ...networks.map((n) => arrow(totals.seconds[n], seconds, false))])];
+  const rows = [['  seconds', ...networks], ...visits.map(({ name, totals }) => [`    ${name.replace(/ visit$/, '')}`, ...networks.map((n) => arrow(totals.seconds[n], seconds, false))])];
   const table = align(rows.map((r) => [r[0].padEnd(14), ...r.slice(1)]), 1).split('\n');
   if (Math.max(...table.map((l) => l.length)) <= width) lines.push(...table);
   else {
     for (const { name, totals } of visits) {
       const times = networks.map((network) => `${network} ${arrow(totals.seconds[network], seconds, false)}`);
-      lines.push(...wrap(times, ''.padEnd(16), width).map((line, i) => (i === 0 ? `${`  ${name} (s)`.padEnd(16)}${line.slice(16)}` : line)));
+      lines.push(...wrap(times, ''.padEnd(16), width).map((line, i) => (i === 0 ? `${`  ${name.replace(/ visit$/, '')} (s)`.padEnd(16)}${line.slice(16)}` : line)));
     }
+  }
+  if (headline.visits.repeat) {
+    const later = formatDuration(headline.betweenVisits ?? DEFAULT_BETWEEN_VISITS);
+    lines.push(...wrapWords(`repeat visit ${later} later; Cache-Control: none before, the configs' after`.split(' '), '  ', width));
   }
   lines.push(headline.baseline === 'gzip'
     ? `  both sides served as ordinary servers do: gzip level ${ON_THE_FLY.level} on the fly`
@@ -235,7 +252,7 @@ function seconds(n) {
 
 /** @param {string} visit */
 function visitLabel(visit) {
-  return visit === 'first' ? 'First visit' : 'Revalidation';
+  return visit === 'first' ? 'First visit' : visit === 'repeat' ? 'Repeat visit' : 'Revalidation';
 }
 
 /**
@@ -245,7 +262,8 @@ function visitLabel(visit) {
  * @param {boolean} [percent]
  */
 function arrow(c, f, percent = true) {
-  if (!percent) return `${f(c.before)} -> ${f(c.after)}`;
+  // From nothing, a percentage means nothing (a repeat visit that asked for nothing before).
+  if (!percent || (c.before === 0 && c.after !== 0)) return `${f(c.before)} -> ${f(c.after)}`;
   const p = c.before ? ((c.before - c.after) / c.before) * 100 : 0;
   const sign = p > 0 ? '-' : p < 0 ? '+' : '';
   return `${f(c.before)} -> ${f(c.after)} (${sign}${Math.abs(p).toFixed(0)}%)`;
