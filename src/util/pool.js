@@ -15,17 +15,18 @@ const JOBS = new URL('../jobs.js', import.meta.url).href;
 export const DEFAULT_JOB_TIMEOUT_S = 300;
 
 /**
+ * How long a worker beyond the first waits idle before it exits. Short: an
+ * idle worker still holds what its jobs loaded (an OCR reader, encoders:
+ * hundreds of megabytes), and on a 10,000-page site workers kept 30 s took
+ * the process from about 740 to 980 MB while text-images went from one phase
+ * to the next. A restart loads only the job modules its jobs need (jobs.js).
+ */
+const IDLE_TIMEOUT_MS = 1_000;
+
+/**
  * A job that did not finish: it ran past the time limit and its worker was
  * terminated, or its worker died (out of memory). The file is left as it is.
  */
-/**
- * How long a worker beyond the first waits idle before it exits: longer than
- * the gap between two passes' jobs (a pass reading its pages), so that a
- * build does not start its workers again, and load their job modules again,
- * pass after pass.
- */
-const IDLE_TIMEOUT_MS = 30_000;
-
 export class JobStopped extends Error {
   /** @param {string} message */
   constructor(message) {
