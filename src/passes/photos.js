@@ -55,10 +55,12 @@ export default {
   options,
   async run(site, ctx) {
     if (ctx.options.lossless) return;
-    const drawn = drawnImages(site);
     /** @type {import('../site/site.js').SiteFile[]} */
-    const photos = [];
-    for (const type of /** @type {const} */ (['jpeg', 'webp', 'avif'])) photos.push(...(await imagesOfType(site, type)).filter((file) => drawn.has(file.path)));
+    const lossy = [];
+    for (const type of /** @type {const} */ (['jpeg', 'webp', 'avif'])) lossy.push(...(await imagesOfType(site, type)));
+    if (!lossy.length) return;
+    const drawn = drawnImages(site, new Set(lossy.map((file) => file.path)));
+    const photos = lossy.filter((file) => drawn.has(file.path));
     if (!photos.length) return;
     photos.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const layouts = ctx.options.responsive ? await openLayouts(site, ctx, photos) : null;
@@ -140,21 +142,22 @@ export default {
 
 
 /**
- * Site paths that a page or style sheet draws (an <img>, a srcset, a CSS
+ * Which of some site paths a page or style sheet draws (an <img>, a srcset, a CSS
  * background...) where no choice of formats is offered yet: an image that
  * is only a <picture>'s source or fallback, or an image-set() entry, or the
  * declaration an image-set() overrides, was given its formats already (by
  * its author, or by pagediet when its output is built again) and is left
  * as it is, so a second build changes nothing and re-encodes no re-encoding.
  * @param {import('../site/site.js').Site} site
+ * @param {Set<string>} paths
  */
-function drawnImages(site) {
+function drawnImages(site, paths) {
   /** @type {Set<string>} */
   const drawn = new Set();
   /** @param {import('../site/site.js').Reference} ref */
   const offeredAlready = (ref) => ref.kind === 'picture-source' || ref.inPicture === true || ref.overridden === true || (ref.type !== undefined && ref.element !== 'source');
-  for (const target of site.referencedPaths()) {
-    if (site.referencesTo(target).some((ref) => REFERENCE_KINDS[ref.kind].subresource && ref.kind !== 'preload' && !offeredAlready(ref))) drawn.add(target);
+  for (const [target, refs] of site.referencesByTarget(paths)) {
+    if (refs.some((ref) => REFERENCE_KINDS[ref.kind].subresource && ref.kind !== 'preload' && !offeredAlready(ref))) drawn.add(target);
   }
   return drawn;
 }
