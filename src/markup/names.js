@@ -84,12 +84,23 @@ export async function nameRanges(view) {
 }
 
 /**
+ * parse5's SAX parser without its text events: nothing here listens to them,
+ * and gathering them (a new location object for every run of characters) was
+ * a third of html-case's time. The tokenizer's states do not depend on them.
+ */
+class TagParser extends SAXParser {
+  onCharacter() {}
+  onWhitespaceCharacter() {}
+  onNullCharacter() {}
+}
+
+/**
  * Every start and end tag the tokenizer reads, with its location.
  * @param {string} text
  * @returns {Promise<{ end: boolean, location: import('../site/html-tree.js').ElementSpan }[]>}
  */
 async function tagTokens(text) {
-  const parser = new SAXParser({ sourceCodeLocationInfo: true });
+  const parser = new TagParser({ sourceCodeLocationInfo: true });
   /** @type {{ end: boolean, location: import('../site/html-tree.js').ElementSpan }[]} */
   const tokens = [];
   parser.on('startTag', (tag) => { if (tag.sourceCodeLocation) tokens.push({ end: false, location: tag.sourceCodeLocation }); });
@@ -136,8 +147,10 @@ export function xmlReason(view, mime) {
 
 /** ASCII letters only: what the HTML tokenizer does. @param {string} s */
 export function asciiLower(s) {
-  return s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
+  // In an ASCII string toLowerCase() changes A-Z only; elsewhere it would change other letters too.
+  return ASCII.test(s) ? s.toLowerCase() : s.replace(/[A-Z]+/g, (m) => m.toLowerCase());
 }
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** @param {string} s */
 function asciiUpper(s) {

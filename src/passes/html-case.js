@@ -9,9 +9,7 @@
  * page, before and after, is measured and reported (and brotli's with
  * htmlCaseBrotli: src/markup/compressed-sizes.js says why not by default).
  */
-import { DocumentView } from '../site/document-view.js';
-import { nameRanges, recase, xmlReason } from '../markup/names.js';
-import { ENCODINGS, gzipSize } from '../markup/compressed-sizes.js';
+import { ENCODINGS } from '../markup/compressed-sizes.js';
 import { boolean } from '../options/kinds.js';
 import { option } from '../options/table.js';
 import { forEachOrdered } from '../util/ordered.js';
@@ -29,25 +27,22 @@ export default {
   options,
   async run(site, ctx) {
     const brotli = ctx.options.htmlCaseBrotli;
-    /** @type {(bytes: Uint8Array) => Promise<CompressedSizes>} */
-    const measure = brotli
-      ? (bytes) => /** @type {Promise<CompressedSizes>} */ (ctx.compute('measureCompressed', bytes, {}))
-      : async (bytes) => ({ gzip: gzipSize(bytes) });
     const pages = site.pages;
     let done = 0;
-    // A window of pages at a time, written in page order; brotli sizes are measured in the worker pool and cached
-    // by the bytes (a second build measures nothing).
+    // Pages are lowered and measured in the worker pool, a window at a time, and written in page order.
     await forEachOrdered(pages, async (page) => {
       const bytes = await site.read(page.path);
-      const view = new DocumentView(bytes, /** @type {string} */ (page.charset), page.bomLength);
-      const xml = xmlReason(view, page.mime);
-      if (xml) return /** @type {const} */ ({ outcome: 'xml', xml });
-      const recased = recase(view, await nameRanges(view), 'lower');
-      if (recased.changed === 0) return /** @type {const} */ ({ outcome: 'kept' });
-      const sizes = await Promise.all([measure(bytes), measure(recased.bytes)]);
-      return /** @type {const} */ ({ outcome: 'lowered', bytes, lowered: recased.bytes, changed: recased.changed, sizes });
-    }, async (result, page) => {
+      /** @type {import('../markup/html-case-job.js').LowerPageOptions} */
+      const jobOptions = { charset: /** @type {string} */ (page.charset), bomLength: page.bomLength, mime: page.mime, brotli };
+      const result = /** @type {import('../markup/html-case-job.js').LowerPageResult | { status: 'failed', reason: string }} */ (await ctx.compute('lowerPage', bytes, jobOptions));
+      return { size: bytes.length, result };
+    }, async ({ size, result }, page) => {
       ctx.progress(page.path, { done: ++done, total: pages.length });
+      if ('status' in result) {
+        ctx.warn(page.path, 'job-stopped', `kept as it is: ${result.reason}`);
+        ctx.decide({ file: page.path, action: 'kept', reason: result.reason });
+        return;
+      }
       if (result.outcome === 'xml') {
         ctx.warn(page.path, 'html-case-xml', `${result.xml}: names are case-sensitive in XML, left as they are`);
         ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${result.xml})` });
@@ -57,9 +52,10 @@ export default {
         ctx.decide({ file: page.path, action: 'kept', reason: 'names already lower case' });
         return;
       }
-      const { bytes, lowered: after, changed, sizes: [before, then] } = result;
+      const { lowered, changed, sizes: [before, then] } = result;
+      const after = Buffer.from(lowered.buffer, lowered.byteOffset, lowered.byteLength);
       await site.writeSameReferences(page.path, after);
-      ctx.touched(page.path, bytes.length, after.length);
+      ctx.touched(page.path, size, after.length);
       const measured = ENCODINGS.filter((name) => before[name] !== undefined);
       for (const name of measured) ctx.measure({ file: page.path, name, before: /** @type {number} */ (before[name]), after: /** @type {number} */ (then[name]) });
       const figures = measured.map((name) => `${name} ${before[name]} → ${then[name]} B`).join(', ');
