@@ -14,6 +14,7 @@ import { UserError } from './errors.js';
 import { bytesPerPage, requestsPerPage } from './requests.js';
 import { summarize } from './summary.js';
 import { JobStopped, WorkerPool } from './util/pool.js';
+import { findInPage } from './site/page-findings.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 import { shardSlice } from './shard.js';
 import { PassMemo, record, replay, snapshot } from './pass-memo.js';
@@ -108,7 +109,24 @@ export async function build(options) {
   // The marker of an earlier build is pagediet's, not the site's: building an output again must not copy or compress it.
   const inputMarker = path.join(await realpath(options.input), MARKER);
   const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
-  const site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 64) * 1024 * 1024 });
+  const pool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout });
+  /** @type {import('./site/site.js').SiteOptions['findInPage']} pages parsed in the pool; one whose job the pool stops is parsed here */
+  const findInPageInPool = async (bytes, findOptions) => {
+    try {
+      return await pool.run('findInPage', { bytes, options: findOptions });
+    } catch (error) {
+      if (error instanceof JobStopped) return findInPage({ bytes, options: findOptions });
+      throw error;
+    }
+  };
+  /** @type {Site} */
+  let site;
+  try {
+    site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 64) * 1024 * 1024, findInPage: findInPageInPool });
+  } catch (error) {
+    await pool.close();
+    throw error;
+  }
   if (site.pages.length === 0) site.warn('', 'no-pages', 'no page (.html or .htm) in the input: its files are optimized and copied, and a report has nothing to load');
   try {
     if (options.shard) {
@@ -120,7 +138,6 @@ export async function build(options) {
     const requestsBefore = requestsPerPage(site);
     const pageBytesBefore = bytesPerPage(site);
 
-    const pool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout });
     const work = { jobs: 0, cacheHits: 0, passesReplayed: 0 };
     /** @type {PassContext['compute']} */
     const compute = async (job, bytes, jobOptions) => {
@@ -189,6 +206,8 @@ export async function build(options) {
       ms: Date.now() - started,
     });
   } finally {
+    // Closed already after the passes, unless something before them failed.
+    await pool.close();
     // The scratch files of pages and images the byte store spilled.
     await site.close();
   }

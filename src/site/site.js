@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { DocumentView } from './document-view.js';
 import { decodeBytes, detectCssCharset, detectHtmlCharset, encodeText } from './charset.js';
-import { htmlReferences } from './html-refs.js';
+import { findInPage } from './page-findings.js';
 import { stylesheetReferences } from './css-refs.js';
 import { baseDirectory, resolveReference } from './resolve.js';
 import { isHtmlPath, mimeType, extensionOf } from './mime.js';
@@ -15,10 +15,11 @@ import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
 import { ByteStore } from './byte-store.js';
 import { ReferenceTable, StringTable } from './reference-table.js';
+import { forEachOrdered } from '../util/ordered.js';
 import { cacheKey } from '../util/cache.js';
 import { codeFingerprint } from '../util/code-fingerprint.js';
 import { messageCode } from '../messages.js';
-import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
+import { fileProblem, headBytesFor, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
 
 /**
  * @typedef {import('./reference-kinds.js').ReferenceKind} ReferenceKind
@@ -59,8 +60,13 @@ import { fileProblem, headBytesFor, markupRepairs, notHtmlReason, referenceCycle
  *   parsing a page found (its references, its base, its repairs) by the page's bytes, so the next build of the same
  *   page does not parse it again
  * @property {number} [memoryBudget] bytes of files kept in memory; the rest wait in a scratch directory (byte-store.js)
+ * @property {(bytes: Buffer, options: import('./page-findings.js').PageFindingsOptions) => Promise<PageFindings>} [findInPage]
+ *   parses pages elsewhere (the build's worker pool): findInPage of page-findings.js, which runs in this thread without it
  *
- * @typedef {{ references: import('./html-refs.js').FoundReference[], baseHref: string | null, repairs: string | null }} PageFindings
+ * @typedef {import('./page-findings.js').PageFindings} PageFindings
+ *
+ * @typedef {null | { unreadable: string } | { bytes: Buffer, first: boolean, notHtml?: string, page?: { charset: string, bomLength: number, found: PageFindings } }} ReadForParse
+ *   what readForParse found for applyParse: null when the file has no bytes to read
  */
 
 /** Extensions tried, in order, when an extensionless URL matches several files. */
@@ -225,7 +231,8 @@ export class Site {
 
   /** Parses every page, then every style sheet (by extension or because a page links it as one). */
   async parseAll() {
-    for (const file of this.pages) await this.parse(file);
+    // Pages are read and parsed a window at a time (in the worker pool when there is one), and taken in page order.
+    await forEachOrdered(this.pages, (file) => this.readForParse(file), async (read, file) => this.applyParse(file, read));
     /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
     const cssFallback = new Map();
     const queue = [...this.files.values()].filter((f) => f.role === 'stylesheet');
@@ -257,6 +264,17 @@ export class Site {
    * @param {string} [cssFallbackCharset]
    */
   async parse(file, cssFallbackCharset) {
+    this.applyParse(file, await this.readForParse(file), cssFallbackCharset);
+  }
+
+  /**
+   * The half of a parse that may run for many pages at once: reading the
+   * bytes and, for a page, finding its references. What it finds changes the
+   * site model only in applyParse, in the order the pages are taken.
+   * @param {SiteFile} file
+   * @returns {Promise<ReadForParse>}
+   */
+  async readForParse(file) {
     // The first parse of an input file also checks it (checks.js); parses after a pass wrote it do not.
     let first = false;
     /** @type {Buffer} */
@@ -265,24 +283,47 @@ export class Site {
     if (key) {
       bytes = await this.bytes.get(key);
     } else {
-      const read = await this.readInput(file);
-      if (!read) return;
+      /** @type {Buffer | null} */
+      let read;
+      try {
+        read = file.absPath ? await fs.readFile(file.absPath) : file.outputKey ? await this.bytes.get(file.outputKey) : null;
+      } catch (error) {
+        return { unreadable: errorCode(error) };
+      }
+      if (!read) return null;
       file.sourceKey = this.bytes.put(read);
       bytes = read;
       first = true;
     }
-    if (file.role === 'page') {
-      const { charset, bomLength } = detectHtmlCharset(bytes);
-      const notHtml = first ? notHtmlReason(bytes, charset) : null;
-      if (notHtml) {
-        // Parsed as HTML, its bytes could be edited as markup: it is kept out of the page passes.
-        file.role = 'asset';
-        this.warn(file.path, 'not-html', `named as a page but is ${notHtml}: not parsed as HTML, copied as it is`);
-        return;
-      }
+    if (file.role !== 'page') return { bytes, first };
+    const { charset, bomLength } = detectHtmlCharset(bytes);
+    const notHtml = first ? notHtmlReason(bytes, charset) : null;
+    if (notHtml) return { bytes, first, notHtml };
+    return { bytes, first, page: { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, first) } };
+  }
+
+  /**
+   * @param {SiteFile} file
+   * @param {ReadForParse} read
+   * @param {string} [cssFallbackCharset]
+   */
+  applyParse(file, read, cssFallbackCharset) {
+    if (!read) return;
+    if ('unreadable' in read) {
+      this.warn(file.path, 'unreadable', `cannot read: ${read.unreadable}`);
+      return;
+    }
+    const { bytes, first } = read;
+    if (read.notHtml) {
+      // Parsed as HTML, its bytes could be edited as markup: it is kept out of the page passes.
+      file.role = 'asset';
+      this.warn(file.path, 'not-html', `named as a page but is ${read.notHtml}: not parsed as HTML, copied as it is`);
+      return;
+    }
+    if (read.page) {
+      const { charset, bomLength, found } = read.page;
       file.charset = charset;
       file.bomLength = bomLength;
-      const found = await this.pageFindings(bytes, charset, bomLength, first);
       if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
       file.baseHref = found.baseHref;
       file.references = found.references.map((r) => this.resolve(file, r));
@@ -313,10 +354,8 @@ export class Site {
     const key = cache ? await this.findingsKey(bytes, charset, bomLength, withRepairs) : '';
     const known = /** @type {PageFindings | undefined} */ (cache ? await cache.get(key) : undefined);
     if (known && Array.isArray(known.references)) return known;
-    const view = new DocumentView(bytes, charset, bomLength);
-    const found = htmlReferences(view);
-    /** @type {PageFindings} */
-    const findings = { references: found.references, baseHref: found.baseHref, repairs: withRepairs ? markupRepairs(view, found.root, found.parseErrors) : null };
+    const options = { charset, bomLength, withRepairs };
+    const findings = this.options.findInPage ? await this.options.findInPage(bytes, options) : findInPage({ bytes, options });
     if (cache) await cache.set(key, findings);
     return findings;
   }

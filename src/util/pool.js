@@ -98,9 +98,12 @@ export class WorkerPool {
  */
 export function asBuffers(value) {
   if (value instanceof Uint8Array) return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-  if (Array.isArray(value)) return value.map(asBuffers);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asBuffers(v)]));
+  // In place: the result is the pool's own copy, and a page's references are thousands of small objects.
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (value[i] && typeof value[i] === 'object') value[i] = asBuffers(value[i]);
+  } else if (value && typeof value === 'object') {
+    const record = /** @type {Record<string, unknown>} */ (value);
+    for (const key of Object.keys(record)) if (record[key] && typeof record[key] === 'object') record[key] = asBuffers(record[key]);
   }
   return value;
 }
