@@ -178,7 +178,8 @@ describe('an input served as a stock server serves it (no Cache-Control): heuris
       const entry = cache.get('/logo.png');
       expect(entry).toMatchObject({ status: 200, requestHeaders: {}, contentType: 'image/png' });
       expect(entry.headers['cache-control']).toBeUndefined();
-      expect([entry.etag, entry.lastModified]).toEqual([entry.headers.etag, entry.headers['last-modified']]);
+      expect(entry.headers.etag).toMatch(/^"[^"]+"$/);
+      expect(Date.parse(entry.headers['last-modified'])).toBeGreaterThan(0);
       expect(entry.responseTime).toBeGreaterThanOrEqual(entry.requestTime);
       const again = await loadPage({ origin: server.url, page: '/index.html', protocol: 'http1.1', visit: 'repeat', cache });
       expect(again.requests.every((r) => r.status === 304)).toBe(true);

@@ -66,8 +66,6 @@ import { VERSION } from '../summary.js';
  * @property {number} ms real elapsed time on this machine
  *
  * @typedef {object} CacheFields what the robot's cache keeps of a response besides what RFC 9111's rules read
- * @property {string | undefined} etag
- * @property {string | undefined} lastModified
  * @property {Buffer} body decoded
  * @property {string} contentType
  *
@@ -262,7 +260,7 @@ class PageLoad {
       if (stores && isStorable(200, headers)) {
         this.cache.set(record.path, {
           status: 200, headers, requestHeaders: varyingFields(headers, this.requestFields), requestTime, responseTime,
-          etag: headers.etag, lastModified: headers['last-modified'], body, contentType,
+          body, contentType,
         });
       } else if (stores) this.cache.delete(record.path);
     } else if (response.status === 304) {
@@ -270,8 +268,7 @@ class PageLoad {
       if (cached) {
         ({ body, contentType } = cached);
         if (stores) {
-          const updated = updatedBy304(cached, headers, requestTime, responseTime);
-          this.cache.set(record.path, { ...updated, etag: updated.headers.etag, lastModified: updated.headers['last-modified'] });
+          this.cache.set(record.path, updatedBy304(cached, headers, requestTime, responseTime));
         }
       }
     }
@@ -306,8 +303,9 @@ class PageLoad {
 function validatorsOf(cached) {
   /** @type {[string, string][]} */
   const h = [];
-  if (cached.etag) h.push(['If-None-Match', cached.etag]);
-  if (cached.lastModified) h.push(['If-Modified-Since', cached.lastModified]);
+  const { etag, 'last-modified': lastModified } = cached.headers;
+  if (etag) h.push(['If-None-Match', etag]);
+  if (lastModified) h.push(['If-Modified-Since', lastModified]);
   return h;
 }
 
