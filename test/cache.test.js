@@ -132,4 +132,30 @@ describe('persistent cache', () => {
     expect(await cache.get('k2')).toBeUndefined();
     expect([cache.hits, cache.misses]).toEqual([1, 1]);
   });
+
+  it('is trimmed to its limit least recently used first, but never of what the build that trims it used', async () => {
+    const dir = await tempDir('pagediet-cache-');
+    const earlier = new ResultCache({ dir });
+    const keys = ['a', 'b', 'c'].map((k) => cacheKey('j', { k }, [Buffer.from(k)], 'code'));
+    for (const key of keys) await earlier.set(key, Buffer.alloc(1000, 1));
+    // Used by builds a day ago, a first.
+    const dayAgo = Date.now() - 86_400_000;
+    for (const [i, key] of keys.entries()) await fs.utimes(earlier.fileOf(key), new Date(dayAgo + i * 1000), new Date(dayAgo + i * 1000));
+
+    const cache = new ResultCache({ dir, limit: 2500 });
+    const written = cacheKey('j', { k: 'new' }, [Buffer.from('new')], 'code');
+    await cache.set(written, Buffer.alloc(3000, 2));
+    expect(await cache.get(keys[2])).toEqual(Buffer.alloc(1000, 1));
+    // Over the limit by what this build wrote and read: only the entries it did not use go, the oldest first.
+    expect(await cache.trim()).toBe(2);
+    expect(await cache.get(keys[0])).toBeUndefined();
+    expect(await cache.get(keys[1])).toBeUndefined();
+    expect(await cache.get(keys[2])).toEqual(Buffer.alloc(1000, 1));
+    expect(await cache.get(written)).toEqual(Buffer.alloc(3000, 2));
+
+    // The next build, which uses none of them, trims to the limit: the 3000 B entry alone is over it, and goes too.
+    const next = new ResultCache({ dir, limit: 2500 });
+    next.openedMs += 5000;
+    expect(await next.trim()).toBe(2);
+  });
 });

@@ -4,7 +4,8 @@
  * (the job, its input bytes, its options and pagediet's version), so a second
  * build of an unchanged site redoes nothing. Entries are written atomically,
  * so two builds sharing a cache never see half an entry, and the cache is
- * trimmed to a size limit, least recently used first.
+ * trimmed to a size limit, least recently used first, keeping whatever the
+ * build that trims it used.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -81,6 +82,8 @@ export class ResultCache {
   constructor({ dir, limit = DEFAULT_CACHE_LIMIT }) {
     this.dir = dir;
     this.limit = limit;
+    /** When this cache was opened: what was used since is the next build's, and trim keeps it. */
+    this.openedMs = Date.now();
     this.hits = 0;
     this.misses = 0;
     this.errors = 0;
@@ -135,7 +138,10 @@ export class ResultCache {
   }
 
   /**
-   * Removes the least recently used entries until the cache is under its limit.
+   * Removes the least recently used entries until the cache is under its
+   * limit, never one this cache has read or written since it was opened: a
+   * build whose results outgrow the limit (10,000 pages made 1.7 GB) keeps
+   * them all, so building the same site again finds every one.
    * @returns {Promise<number>} entries removed
    */
   async trim() {
@@ -169,8 +175,10 @@ export class ResultCache {
     if (total <= this.limit) return 0;
     entries.sort((a, b) => a.used - b.used);
     let removed = 0;
+    // File times can lag the clock by a tick: a second of margin.
+    const inUse = this.openedMs - 1000;
     for (const entry of entries) {
-      if (total <= this.limit) break;
+      if (total <= this.limit || entry.used >= inUse) break;
       await fs.rm(entry.file, { force: true });
       total -= entry.size;
       removed++;
