@@ -88,6 +88,9 @@ function checkPass(pass) {
   }
 }
 
+/** Old generation of each worker that parses pages while the site is read (a 42 KB page's tree takes a few MB). */
+const READ_HEAP_MB = 64;
+
 /**
  * Builds a site.
  * @param {BuildOptions} options
@@ -109,11 +112,13 @@ export async function build(options) {
   // The marker of an earlier build is pagediet's, not the site's: building an output again must not copy or compress it.
   const inputMarker = path.join(await realpath(options.input), MARKER);
   const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir() });
-  const pool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout });
+  // Pages are parsed in a pool of their own, closed once the site is read, whose workers collect their garbage
+  // early: a parse's tree is garbage once its references are found (a page that needs a larger heap is parsed here).
+  const readPool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout, heapMb: READ_HEAP_MB });
   /** @type {import('./site/site.js').SiteOptions['findInPage']} pages parsed in the pool; one whose job the pool stops is parsed here */
   const findInPageInPool = async (bytes, findOptions) => {
     try {
-      return await pool.run('findInPage', { bytes, options: findOptions });
+      return await readPool.run('findInPage', { bytes, options: findOptions });
     } catch (error) {
       if (error instanceof JobStopped) return findInPage({ bytes, options: findOptions });
       throw error;
@@ -123,10 +128,10 @@ export async function build(options) {
   let site;
   try {
     site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 64) * 1024 * 1024, findInPage: findInPageInPool });
-  } catch (error) {
-    await pool.close();
-    throw error;
+  } finally {
+    await readPool.close();
   }
+  const pool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout });
   if (site.pages.length === 0) site.warn('', 'no-pages', 'no page (.html or .htm) in the input: its files are optimized and copied, and a report has nothing to load');
   try {
     if (options.shard) {

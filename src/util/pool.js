@@ -36,10 +36,14 @@ export class JobStopped extends Error {
 }
 
 export class WorkerPool {
-  /** @param {{ threads?: number, jobTimeoutS?: number }} [options] jobTimeoutS: 0 for no limit */
+  /**
+   * @param {{ threads?: number, jobTimeoutS?: number, heapMb?: number }} [options] jobTimeoutS: 0 for no limit;
+   *   heapMb: each worker's old generation (V8 collects sooner to stay under it; a job that needs more stops, JobStopped)
+   */
   constructor(options = {}) {
     this.threads = Math.max(1, options.threads ?? os.availableParallelism());
     this.jobTimeoutS = options.jobTimeoutS ?? DEFAULT_JOB_TIMEOUT_S;
+    this.heapMb = options.heapMb;
     /** @type {Piscina | null} started on the first job */
     this.piscina = null;
     this.jobs = 0;
@@ -61,7 +65,7 @@ export class WorkerPool {
       // otherwise unload it when the first worker exits (sharp issue 2263). Loaded here,
       // not at start-up, so commands that encode nothing never load it.
       await import('sharp');
-      this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: IDLE_TIMEOUT_MS });
+      this.piscina ??= new Piscina({ filename: JOBS, minThreads: 1, maxThreads: this.threads, idleTimeout: IDLE_TIMEOUT_MS, ...(this.heapMb && { resourceLimits: { maxOldGenerationSizeMb: this.heapMb } }) });
     }
     const piscina = this.piscina;
     this.jobs++;
