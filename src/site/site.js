@@ -69,6 +69,9 @@ import { fileProblem, headBytesFor, notHtmlReason, referenceCycles, unterminated
  *   what readForParse found for applyParse: null when the file has no bytes to read
  */
 
+/** Pages of at least this many bytes in all are parsed in the build's worker pool while the site is read. */
+const POOL_PARSE_BYTES = 1024 * 1024;
+
 /** Extensions tried, in order, when an extensionless URL matches several files. */
 const PREFERRED_EXTENSIONS = /** @type {Partial<Record<ReferenceKind, string[]>>} */ ({
   img: ['gif', 'png', 'jpg', 'jpeg', 'webp', 'svg'],
@@ -143,6 +146,8 @@ export class Site {
   constructor(root, options = {}) {
     this.root = root;
     this.options = options;
+    /** Whether pages are parsed by options.findInPage: while parseAll reads a site whose pages are large enough. */
+    this.parseElsewhere = false;
     /** The bytes of pages, style sheets and files passes wrote. */
     this.bytes = new ByteStore({ budget: options.memoryBudget });
     /** The strings of every reference (URLs, targets), each kept once. */
@@ -231,8 +236,15 @@ export class Site {
 
   /** Parses every page, then every style sheet (by extension or because a page links it as one). */
   async parseAll() {
-    // Pages are read and parsed a window at a time (in the worker pool when there is one), and taken in page order.
-    await forEachOrdered(this.pages, (file) => this.readForParse(file), async (read, file) => this.applyParse(file, read));
+    // Pages are read and parsed a window at a time, and taken in page order; in the worker pool when there is one
+    // and the pages are worth its start (a worker takes about as long to start as parsing 1 MB of HTML).
+    const pages = this.pages;
+    this.parseElsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_PARSE_BYTES;
+    try {
+      await forEachOrdered(pages, (file) => this.readForParse(file), async (read, file) => this.applyParse(file, read));
+    } finally {
+      this.parseElsewhere = false;
+    }
     /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
     const cssFallback = new Map();
     const queue = [...this.files.values()].filter((f) => f.role === 'stylesheet');
@@ -355,7 +367,7 @@ export class Site {
     const known = /** @type {PageFindings | undefined} */ (cache ? await cache.get(key) : undefined);
     if (known && Array.isArray(known.references)) return known;
     const options = { charset, bomLength, withRepairs };
-    const findings = this.options.findInPage ? await this.options.findInPage(bytes, options) : findInPage({ bytes, options });
+    const findings = this.parseElsewhere && this.options.findInPage ? await this.options.findInPage(bytes, options) : findInPage({ bytes, options });
     if (cache) await cache.set(key, findings);
     return findings;
   }
