@@ -45,7 +45,6 @@ export const recompressPng = job('recompressPng', () => import('./images/jobs/re
 export const photo = job('photo', () => import('./images/jobs/photo.js'));
 export const compressText = job('compressText', () => import('./compress/jobs.js'), { sharp: false });
 export const textImagePlan = job('textImagePlan', () => import('./text-images/plan.js'));
-export const measureCompressed = job('measureCompressed', () => import('./markup/compressed-sizes.js'), { sharp: false });
 export const findInPage = job('findInPage', () => import('./site/page-findings.js'), { sharp: false });
 export const lowerPage = job('lowerPage', () => import('./markup/html-case-job.js'), { sharp: false });
 export const minifyScript = job('minifyScript', () => import('./scripts/minify-job.js'), { sharp: false });

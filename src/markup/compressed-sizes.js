@@ -28,11 +28,11 @@ export function gzipSize(bytes) {
 }
 
 /**
- * The worker-pool job (src/jobs.js): both sizes of one document, cached by its bytes.
- * @param {{ bytes: Uint8Array }} input
- * @returns {Promise<Required<CompressedSizes>>}
+ * Both sizes of one document (html-case's job, src/markup/html-case-job.js, takes them in the worker pool).
+ * @param {Uint8Array} bytes
+ * @returns {Required<CompressedSizes>}
  */
-export async function measureCompressed({ bytes }) {
+export function compressedSizes(bytes) {
   const brotli = zlib.brotliCompressSync(bytes, {
     params: {
       [zlib.constants.BROTLI_PARAM_QUALITY]: 11,

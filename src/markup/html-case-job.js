@@ -6,7 +6,7 @@
  */
 import { DocumentView } from '../site/document-view.js';
 import { nameRanges, recase, xmlReason } from './names.js';
-import { gzipSize, measureCompressed } from './compressed-sizes.js';
+import { compressedSizes, gzipSize } from './compressed-sizes.js';
 
 /**
  * @typedef {import('./compressed-sizes.js').CompressedSizes} CompressedSizes
@@ -31,7 +31,7 @@ export async function lowerPage({ bytes: input, options }) {
   if (xml) return { outcome: 'xml', xml };
   const recased = recase(view, await nameRanges(view), 'lower');
   if (recased.changed === 0) return { outcome: 'kept' };
-  /** @param {Uint8Array} page @returns {Promise<CompressedSizes>} */
-  const measure = async (page) => (options.brotli ? measureCompressed({ bytes: page }) : { gzip: gzipSize(page) });
-  return { outcome: 'lowered', lowered: recased.bytes, changed: recased.changed, sizes: [await measure(bytes), await measure(recased.bytes)] };
+  /** @param {Uint8Array} page @returns {CompressedSizes} */
+  const measure = (page) => (options.brotli ? compressedSizes(page) : { gzip: gzipSize(page) });
+  return { outcome: 'lowered', lowered: recased.bytes, changed: recased.changed, sizes: [measure(bytes), measure(recased.bytes)] };
 }

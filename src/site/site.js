@@ -146,8 +146,6 @@ export class Site {
   constructor(root, options = {}) {
     this.root = root;
     this.options = options;
-    /** Whether pages are parsed by options.findInPage: while parseAll reads a site whose pages are large enough. */
-    this.parseElsewhere = false;
     /** The bytes of pages, style sheets and files passes wrote. */
     this.bytes = new ByteStore({ budget: options.memoryBudget });
     /** The strings of every reference (URLs, targets), each kept once. */
@@ -239,12 +237,8 @@ export class Site {
     // Pages are read and parsed a window at a time, and taken in page order; in the worker pool when there is one
     // and the pages are worth its start (a worker takes about as long to start as parsing 1 MB of HTML).
     const pages = this.pages;
-    this.parseElsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_PARSE_BYTES;
-    try {
-      await forEachOrdered(pages, (file) => this.readForParse(file), async (read, file) => this.applyParse(file, read));
-    } finally {
-      this.parseElsewhere = false;
-    }
+    const elsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_PARSE_BYTES;
+    await forEachOrdered(pages, (file) => this.readForParse(file, elsewhere), async (read, file) => this.applyParse(file, read));
     /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
     const cssFallback = new Map();
     const queue = [...this.files.values()].filter((f) => f.role === 'stylesheet');
@@ -284,9 +278,10 @@ export class Site {
    * bytes and, for a page, finding its references. What it finds changes the
    * site model only in applyParse, in the order the pages are taken.
    * @param {SiteFile} file
+   * @param {boolean} [elsewhere] a page is parsed by options.findInPage (when given)
    * @returns {Promise<ReadForParse>}
    */
-  async readForParse(file) {
+  async readForParse(file, elsewhere = false) {
     // The first parse of an input file also checks it (checks.js); parses after a pass wrote it do not.
     let first = false;
     /** @type {Buffer} */
@@ -295,14 +290,8 @@ export class Site {
     if (key) {
       bytes = await this.bytes.get(key);
     } else {
-      /** @type {Buffer | null} */
-      let read;
-      try {
-        read = file.absPath ? await fs.readFile(file.absPath) : file.outputKey ? await this.bytes.get(file.outputKey) : null;
-      } catch (error) {
-        return { unreadable: errorCode(error) };
-      }
-      if (!read) return null;
+      const read = await this.readInputOrWhy(file);
+      if (!read || 'unreadable' in read) return read;
       file.sourceKey = this.bytes.put(read);
       bytes = read;
       first = true;
@@ -311,7 +300,7 @@ export class Site {
     const { charset, bomLength } = detectHtmlCharset(bytes);
     const notHtml = first ? notHtmlReason(bytes, charset) : null;
     if (notHtml) return { bytes, first, notHtml };
-    return { bytes, first, page: { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, first) } };
+    return { bytes, first, page: { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, first, elsewhere) } };
   }
 
   /**
@@ -322,7 +311,7 @@ export class Site {
   applyParse(file, read, cssFallbackCharset) {
     if (!read) return;
     if ('unreadable' in read) {
-      this.warn(file.path, 'unreadable', `cannot read: ${read.unreadable}`);
+      this.warnUnreadable(file, read.unreadable);
       return;
     }
     const { bytes, first } = read;
@@ -359,15 +348,16 @@ export class Site {
    * @param {string} charset
    * @param {number} bomLength
    * @param {boolean} withRepairs whether to look for markup the parser had to repair (the first parse of an input page)
+   * @param {boolean} [elsewhere] parsed by options.findInPage (when given), not in this thread
    * @returns {Promise<PageFindings>}
    */
-  async pageFindings(bytes, charset, bomLength, withRepairs) {
+  async pageFindings(bytes, charset, bomLength, withRepairs, elsewhere = false) {
     const cache = this.options.cache;
     const key = cache ? await this.findingsKey(bytes, charset, bomLength, withRepairs) : '';
     const known = /** @type {PageFindings | undefined} */ (cache ? await cache.get(key) : undefined);
     if (known && Array.isArray(known.references)) return known;
     const options = { charset, bomLength, withRepairs };
-    const findings = this.parseElsewhere && this.options.findInPage ? await this.options.findInPage(bytes, options) : findInPage({ bytes, options });
+    const findings = elsewhere && this.options.findInPage ? await this.options.findInPage(bytes, options) : findInPage({ bytes, options });
     if (cache) await cache.set(key, findings);
     return findings;
   }
@@ -403,13 +393,31 @@ export class Site {
    * @returns {Promise<Buffer | null>}
    */
   async readInput(file) {
+    const read = await this.readInputOrWhy(file);
+    if (read && 'unreadable' in read) {
+      this.warnUnreadable(file, read.unreadable);
+      return null;
+    }
+    return read;
+  }
+
+  /**
+   * readInput without its warning: why the file could not be read, for a caller that warns in its own order.
+   * @param {SiteFile} file
+   * @returns {Promise<Buffer | { unreadable: string } | null>}
+   */
+  async readInputOrWhy(file) {
     if (!file.absPath) return file.outputKey ? this.bytes.get(file.outputKey) : null;
     try {
       return await fs.readFile(file.absPath);
     } catch (error) {
-      this.warn(file.path, 'unreadable', `cannot read: ${errorCode(error)}`);
-      return null;
+      return { unreadable: errorCode(error) };
     }
+  }
+
+  /** @param {SiteFile} file @param {string} code */
+  warnUnreadable(file, code) {
+    this.warn(file.path, 'unreadable', `cannot read: ${code}`);
   }
 
   /**
