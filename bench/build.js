@@ -67,6 +67,7 @@ const cacheDir = path.join(dir, 'cache');
  * @property {{ pagediet: number, browser: number, other: number }} byKindMiB what the peak was made of
  * @property {{ pid: number, name: string, kind: string, pssMiB: number }[]} processes at the peak, largest first
  * @property {number} samples taken every SAMPLE_MS
+ * @property {number[]} perMinuteMiB the largest PSS of each minute of the build
  *
  * @typedef {object} Build
  * @property {number | null} wallSeconds
@@ -106,9 +107,25 @@ async function buildOnce(output) {
       byKindMiB: { pagediet: mib(memory.byKindKb.pagediet), browser: mib(memory.byKindKb.browser), other: mib(memory.byKindKb.other) },
       processes: memory.atPeak.map((p) => ({ pid: p.pid, name: p.name, kind: p.kind, pssMiB: round(p.pssKb / 1024) ?? 0 })),
       samples: memory.samples.length,
+      perMinuteMiB: perMinute(memory.samples),
     },
     work: summary.work, passMs: Object.fromEntries(summary.passes.map((p) => [p.name, Math.round(p.ms)])),
   };
+}
+
+/**
+ * The tree's largest PSS in each minute of the build, to place its peak in the passes.
+ * @param {import('./tree-memory.js').Sample[]} samples
+ */
+function perMinute(samples) {
+  /** @type {number[]} */
+  const out = [];
+  for (const { ms, totalKb } of samples) {
+    const minute = Math.floor(ms / 60_000);
+    while (out.length <= minute) out.push(0);
+    out[minute] = Math.max(out[minute], mib(totalKb));
+  }
+  return out;
 }
 
 /** @param {string} label @param {Build} b */
@@ -118,6 +135,8 @@ const cores = os.availableParallelism();
 console.error(`bench/build: ${pages} pages (${size.pageBytes} B), ${images} images (${size.imageBytes} B) in ${input}; ${cores} cores`);
 const cold = await buildOnce(path.join(dir, 'cold'));
 console.error(line('cold', cold));
+// Printed now, so a warm build stopped before its end does not lose the cold one's breakdown.
+console.error(`cold passes (ms): ${JSON.stringify(cold.passMs)}; whole tree, largest PSS of each minute (MiB): ${JSON.stringify(cold.tree?.perMinuteMiB ?? [])}`);
 const warm = coldOnly ? null : await buildOnce(path.join(dir, 'warm'));
 if (warm) console.error(line('warm', warm));
 const sameOutput = warm ? await sameTrees(path.join(dir, 'cold'), path.join(dir, 'warm')) : null;
