@@ -216,7 +216,11 @@ export class RenderSession {
     ].join('');
     const pageWidth = Math.max(width, 1);
     const pageHeight = slots * pitch;
-    await this.page.setViewportSize({ width: pageWidth, height: pageHeight });
+    // The viewport only grows: resizing it costs a render about 13 ms, and the screenshot is clipped to the slots.
+    const viewport = this.page.viewportSize();
+    if (!viewport || viewport.width < pageWidth || viewport.height < pageHeight) {
+      await this.page.setViewportSize({ width: Math.max(pageWidth, viewport?.width ?? 0), height: Math.max(pageHeight, viewport?.height ?? 0) });
+    }
     await this.page.setContent(html, { waitUntil: 'load' });
     const png = await this.screenshot(pageWidth, pageHeight);
     const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });

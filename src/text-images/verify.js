@@ -2,8 +2,10 @@
  * Fitting and proving a replacement in the browser: the text is first drawn
  * with no offset to see where Chromium puts its ink, then moved so its ink
  * lands where the image's is (text-indent, and line-height, which moves a
- * line's glyphs by half its change), and every variant near that spot is
- * drawn; the one most similar to the image is the replacement, with its score.
+ * line's glyphs by half its change) and drawn there; the placements a pixel
+ * either way are ranked by moving that picture (whole pixels move the glyphs
+ * unchanged), and the most promising drawn too. The replacement is the most
+ * similar of the drawings Chromium made, with the score of its own picture.
  */
 import { contentDeclarations, cssRule, htmlText } from './markup.js';
 import { coverageOf, inkBox, pictureSimilarity } from './pixels.js';
@@ -47,31 +49,83 @@ export async function fitReplacement(session, plan, image, width, height, elemen
   const measure = plan.estimates.map((style) => contentDeclarations(plan, width, height, style, { indent: 0, lineHeight: style.size }, element));
   const first = await session.render(image, width, height, measure.map((c, i) => variant(c, plan.estimates[i].text, element)), background);
   const target = inkBox(coverageOf(first.original, plan.bg, plan.fg).coverage);
-  /** @type {{ style: StyleEstimate, content: Declaration[] }[]} */
-  const tries = [];
+  /**
+   * Each estimate and letter spacing drawn once, at the offset that puts its ink on the image's.
+   * @type {{ style: StyleEstimate, dx: number, dy: number, letterSpacing: number }[]}
+   */
+  const drawnOnce = [];
   for (const [i, style] of plan.estimates.entries()) {
     const at = inkBox(coverageOf(first.variants[i], plan.bg, plan.fg).coverage);
     if (!target || !at) continue;
-    const dx = target.left - at.left;
     const dy = target.top - at.top;
+    // A line height below zero is no placement (the few the offsets below would make valid are not tried).
+    if (style.size + 2 * dy < 0) continue;
     for (const letterSpacing of spacings(target.right - target.left, at.right - at.left, [...style.text].length)) {
-      for (let oy = -1; oy <= 1; oy++) {
-        for (let ox = -1; ox <= 1; ox++) {
-          /** @type {Placement} */
-          const placement = { indent: dx + ox, lineHeight: style.size + 2 * (dy + oy), letterSpacing };
-          if (placement.lineHeight < 0) continue;
-          tries.push({ style, content: contentDeclarations(plan, width, height, style, placement, element) });
-        }
+      drawnOnce.push({ style, dx: target.left - at.left, dy, letterSpacing });
+    }
+  }
+  if (!drawnOnce.length) return { score: 0, content: measure[0], text: plan.estimates[0]?.text ?? '' };
+  /** @param {{ style: StyleEstimate, dx: number, dy: number, letterSpacing: number }} d @param {number} ox @param {number} oy */
+  const placed = (d, ox, oy) => contentDeclarations(plan, width, height, d.style, { indent: d.dx + ox, lineHeight: d.style.size + 2 * (d.dy + oy), letterSpacing: d.letterSpacing }, element);
+  const second = await session.render(image, width, height, drawnOnce.map((d) => variant(placed(d, 0, 0), d.style.text, element)), background);
+  // Spacers and rules returned above: the plan is text or a symbol, drawn on its own background.
+  /** @type {{ style: StyleEstimate, content: Declaration[], score: number }[]} drawn and scored in Chromium */
+  const proven = second.variants.map((v, i) => ({ style: drawnOnce[i].style, content: placed(drawnOnce[i], 0, 0), score: pictureSimilarity(second.original.data, v.data, 4, plan.bg) }));
+  // The neighbouring placements, a pixel either way, move the text by whole pixels: their pictures are the drawn
+  // one moved, which ranks them here; the best few are then drawn in Chromium, which gives their scores.
+  /** @type {{ d: typeof drawnOnce[number], ox: number, oy: number, modelled: number }[]} */
+  const moved = [];
+  drawnOnce.forEach((d, i) => {
+    for (let oy = -1; oy <= 1; oy++) {
+      for (let ox = -1; ox <= 1; ox++) {
+        if ((ox === 0 && oy === 0) || d.style.size + 2 * (d.dy + oy) < 0) continue;
+        moved.push({ d, ox, oy, modelled: movedSimilarity(second.original.data, second.variants[i].data, width, height, ox, oy, plan.bg) });
+      }
+    }
+  });
+  const best = proven.reduce((a, b) => (b.score > a.score ? b : a));
+  const likely = moved.filter((m) => m.modelled > best.score).sort((a, b) => b.modelled - a.modelled).slice(0, MOVED_DRAWN);
+  if (likely.length) {
+    const third = await session.render(image, width, height, likely.map((m) => variant(placed(m.d, m.ox, m.oy), m.d.style.text, element)), background);
+    third.variants.forEach((v, i) => proven.push({ style: likely[i].d.style, content: placed(likely[i].d, likely[i].ox, likely[i].oy), score: pictureSimilarity(third.original.data, v.data, 4, plan.bg) }));
+  }
+  let chosen = proven[0];
+  for (const p of proven) if (p.score > chosen.score) chosen = p;
+  return { score: chosen.score, content: chosen.content, text: chosen.style.text };
+}
+
+/** How many of the moved placements, best modelled first, are drawn in Chromium. */
+const MOVED_DRAWN = 4;
+
+/**
+ * pictureSimilarity of an image and a drawing moved by (ox, oy) pixels, without
+ * moving it: where the move uncovers pixels, the drawing's own pixel there
+ * (its background at the edge) stands in.
+ * @param {Uint8Array} a RGBA
+ * @param {Uint8Array} b RGBA, the same size
+ * @param {number} width
+ * @param {number} height
+ * @param {number} ox
+ * @param {number} oy
+ * @param {Rgb} bg
+ */
+export function movedSimilarity(a, b, width, height, ox, oy, bg) {
+  let diff = 0;
+  let total = 0;
+  for (let y = 0; y < height; y++) {
+    const sy = y - oy;
+    for (let x = 0; x < width; x++) {
+      const sx = x - ox;
+      const i = (y * width + x) * 4;
+      const j = sx >= 0 && sy >= 0 && sx < width && sy < height ? (sy * width + sx) * 4 : i;
+      for (let c = 0; c < 3; c++) {
+        diff += Math.abs(a[i + c] - b[j + c]);
+        total += Math.abs(a[i + c] - bg[c]) + Math.abs(b[j + c] - bg[c]);
       }
     }
   }
-  if (!tries.length) return { score: 0, content: measure[0], text: plan.estimates[0]?.text ?? '' };
-  const second = await session.render(image, width, height, tries.map((t) => variant(t.content, t.style.text, element)), background);
-  // Spacers and rules returned above: the plan is text or a symbol, drawn on its own background.
-  const scores = second.variants.map((v) => pictureSimilarity(second.original.data, v.data, 4, plan.bg));
-  let best = 0;
-  for (let i = 1; i < tries.length; i++) if (scores[i] > scores[best]) best = i;
-  return { score: scores[best], content: tries[best].content, text: tries[best].style.text };
+  if (total === 0) return 1;
+  return Math.max(0, 1 - diff / total);
 }
 
 /**
