@@ -47,6 +47,7 @@ export const compressText = job('compressText', () => import('./compress/jobs.js
 export const textImagePlan = job('textImagePlan', () => import('./text-images/plan.js'));
 export const findInPage = job('findInPage', () => import('./site/page-findings.js'), { sharp: false });
 export const lowerPage = job('lowerPage', () => import('./markup/html-case-job.js'), { sharp: false });
+export const pageCss = job('pageCss', () => import('./markup/page-css-job.js'), { sharp: false });
 export const minifyScript = job('minifyScript', () => import('./scripts/minify-job.js'), { sharp: false });
 export const optimizeSvg = job('optimizeSvg', () => import('./svg/optimize.js'), { sharp: false });
 export const woff2Font = job('woff2Font', () => import('./fonts/jobs.js'), { sharp: false });

@@ -148,3 +148,35 @@ describe('css and charsets', () => {
     expect(await fs.readFile(path.join(out, 'quotes.html'), 'utf8')).toBe('<p style="font-family:&quot;DejaVu Sans&quot;,serif;margin:0">a</p><p style=margin:0;padding:0>b</p><p style=\'font:700 20px serif\'>c</p>');
   });
 });
+
+describe('css on a site of 1 MB of pages or more', () => {
+  it('minifies them in the worker pool, each page as the job does in this thread, and the site model reads the pages it wrote', async () => {
+    const { pageCss } = await import('../src/markup/page-css-job.js');
+    const dir = await tempDir();
+    /** @type {Record<string, string>} */
+    const files = { 'a.gif': 'GIF89a' };
+    const filler = '<p>Text of the page, long enough to make the site worth the pool.</p>\n'.repeat(600);
+    for (let i = 0; i < 30; i++) {
+      files[`page-${i}.html`] = `<!DOCTYPE html><html><head><title>${i}</title><style>\n  p  {  color : #ff0000 ;  margin : 0px  }\n</style></head>\n<body><div style="background : url( a.gif ) ;  padding : 0px ${i + 1}px"><a href="page-${(i + 1) % 30}.html">next</a></div>\n${filler}</body></html>\n`;
+    }
+    await writeTree(path.join(dir, 'in'), files);
+    const input = path.join(dir, 'in');
+    const out = path.join(dir, 'out');
+    const summary = await build({ input, output: out, only: ['css'], cache: false });
+    expect(summary.work.jobs).toBe(30);
+    for (let i = 0; i < 30; i++) {
+      const bytes = await fs.readFile(path.join(input, `page-${i}.html`));
+      const expected = pageCss({ bytes, options: { charset: 'utf-8', bomLength: 0, mime: 'text/html' } });
+      if (expected.outcome !== 'minified') throw new Error(`page-${i}.html: ${expected.outcome}`);
+      const written = await fs.readFile(path.join(out, `page-${i}.html`));
+      expect(written.equals(Buffer.from(expected.output))).toBe(true);
+      expect(written.toString('utf8')).toContain(`<style>p{color:red;margin:0}</style>`);
+      expect(written.toString('utf8')).toContain(`<div style="background:url(a.gif);padding:0 ${i + 1}px">`);
+    }
+    expect(summary.warnings).toEqual([]);
+    // What the model read from the written pages is what parsing them finds.
+    const site = await Site.read(out);
+    expect(referenceGraph(site)).toHaveLength(60);
+    expect(referenceGraph(site).filter((r) => r.includes(' a.gif ok a.gif'))).toHaveLength(30);
+  }, 120_000);
+});

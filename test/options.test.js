@@ -127,7 +127,7 @@ describe('job cache keys', () => {
    */
   async function fingerprints(root) {
     const script = `import { jobFingerprint } from ${JSON.stringify(path.join(root, 'src/util/code-fingerprint.js'))};
-const jobs = ['gifToPng', 'animation', 'recompressPng', 'compressText', 'textImagePlan', 'lowerPage'];
+const jobs = ['gifToPng', 'animation', 'recompressPng', 'compressText', 'textImagePlan', 'lowerPage', 'pageCss'];
 const out = {};
 for (const job of jobs) out[job] = await jobFingerprint(job, ${JSON.stringify(path.join(root, 'src/jobs.js'))});
 console.log(JSON.stringify(out));`;

@@ -6,19 +6,20 @@
  * cannot parse, or whose result would lose a URL, a `/*! ... *\/` comment or
  * the @charset rule, is kept as it was and reported. After a file is
  * rewritten, the site model reads its references again; if one no longer
- * resolves to the same file, the file is put back.
+ * resolves to the same file, the file is put back. Pages are minified in the
+ * worker pool (the pageCss job), which also parses the minified page.
  */
-import { DocumentView } from '../site/document-view.js';
-import { applyEdits } from '../site/edits.js';
 import { decodeExact, encodeExact } from '../markup/codec.js';
 import { minifyCss } from '../markup/minify-css.js';
-import { pageCssEdits } from '../markup/page-css.js';
-import { xmlReason } from '../markup/names.js';
+import { pageCss } from '../markup/page-css-job.js';
+import { forEachOrdered } from '../util/ordered.js';
+import { POOL_WORTHWHILE_BYTES } from '../util/pool.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
  * @typedef {import('../pipeline.js').PassContext} PassContext
+ * @typedef {import('../markup/page-css-job.js').PageCssJobResult} PageCssJobResult
  */
 
 /** Codes of CSS pagediet keeps because it is broken or csso would damage it: warned about. Others are only decisions. */
@@ -30,7 +31,18 @@ export default {
   description: 'style sheets, <style> blocks and style attributes minified with csso',
   async run(site, ctx) {
     for (const file of site.stylesheets) await minifyStylesheet(site, ctx, file);
-    for (const page of site.pages) await minifyPageCss(site, ctx, page);
+    // Pages are minified, and the minified pages parsed, in the worker pool (when they are worth its start), a window
+    // at a time; written in page order.
+    const pages = site.pages;
+    const inPool = pages.reduce((sum, page) => sum + page.outputSize, 0) >= POOL_WORTHWHILE_BYTES;
+    await forEachOrdered(pages, async (page) => {
+      const bytes = await site.read(page.path);
+      /** @type {import('../markup/page-css-job.js').PageCssOptions} */
+      const options = { charset: /** @type {string} */ (page.charset), bomLength: page.bomLength, mime: page.mime };
+      /** @type {PageCssJobResult | { status: 'failed', reason: string }} */
+      const result = inPool ? await ctx.compute('pageCss', bytes, options) : pageCss({ bytes, options });
+      return { size: bytes.length, result };
+    }, ({ size, result }, page) => takePageCss(site, ctx, page, size, result));
   },
 };
 
@@ -64,35 +76,37 @@ async function minifyStylesheet(site, ctx, file) {
  * @param {Site} site
  * @param {PassContext} ctx
  * @param {SiteFile} page
+ * @param {number} size its bytes before
+ * @param {PageCssJobResult | { status: 'failed', reason: string }} result
  */
-async function minifyPageCss(site, ctx, page) {
-  const bytes = await site.read(page.path);
-  const view = new DocumentView(bytes, /** @type {string} */ (page.charset), page.bomLength);
-  // In XML, <style> holds markup (CDATA sections, entities), not raw text: not read as HTML here.
-  const xml = xmlReason(view, page.mime);
-  if (xml) {
-    ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${xml})` });
+async function takePageCss(site, ctx, page, size, result) {
+  if ('status' in result) {
+    ctx.warn(page.path, 'job-stopped', `kept as it is: ${result.reason}`);
+    ctx.decide({ file: page.path, action: 'kept', reason: result.reason });
     return;
   }
-  const found = pageCssEdits(view);
-  const broken = found.kept.filter((k) => WARNED.has(k.code));
+  if (result.outcome === 'xml') {
+    ctx.decide({ file: page.path, action: 'skipped', reason: `XML document (${result.xml})` });
+    return;
+  }
+  const broken = result.kept.filter((k) => WARNED.has(k.code));
   if (broken.length) {
     const first = broken[0];
     ctx.warn(page.path, first.code, `${broken.length === 1 ? '' : `${broken.length} pieces of CSS kept as they are; first: `}${first.what}: ${first.reason}${broken.length === 1 ? ': kept as it is' : ''}`);
   }
-  if (found.edits.length === 0) {
-    if (found.kept.length) ctx.decide({ file: page.path, action: 'kept', reason: `CSS kept: ${found.kept[0].what}: ${found.kept[0].reason}` });
+  if (result.outcome === 'unchanged') {
+    if (result.kept.length) ctx.decide({ file: page.path, action: 'kept', reason: `CSS kept: ${result.kept[0].what}: ${result.kept[0].reason}` });
     return;
   }
-  const output = applyEdits(bytes, found.edits);
-  if (!(await writeKeepingReferences(site, page, output))) {
+  const output = Buffer.from(result.output.buffer, result.output.byteOffset, result.output.byteLength);
+  if (!(await writeKeepingReferences(site, page, output, result.parsed))) {
     ctx.warn(page.path, 'css-would-lose', 'a reference would no longer resolve to the same file after minifying its CSS: kept as it is');
     ctx.decide({ file: page.path, action: 'kept', reason: 'a reference would no longer resolve to the same file' });
     return;
   }
-  ctx.touched(page.path, bytes.length, output.length);
-  const kept = found.kept.length ? `; ${found.kept.length} kept` : '';
-  ctx.decide({ file: page.path, action: 'changed', reason: `${found.blocks} <style> blocks and ${found.attributes} style attributes minified${kept}, ${bytes.length} → ${output.length} B` });
+  ctx.touched(page.path, size, output.length);
+  const kept = result.kept.length ? `; ${result.kept.length} kept` : '';
+  ctx.decide({ file: page.path, action: 'changed', reason: `${result.blocks} <style> blocks and ${result.attributes} style attributes minified${kept}, ${size} → ${output.length} B` });
 }
 
 /**
@@ -100,12 +114,13 @@ async function minifyPageCss(site, ctx, page) {
  * @param {Site} site
  * @param {SiteFile} file
  * @param {Buffer} after
+ * @param {import('../site/site.js').ParsedPage} [parsed] what parsing `after` found, for a page parsed elsewhere
  */
-async function writeKeepingReferences(site, file, after) {
+async function writeKeepingReferences(site, file, after, parsed) {
   const resolved = () => new Set(file.references.map((r) => `${r.kind}\n${r.url}\n${r.status}\n${r.target ?? ''}`));
   const old = resolved();
   return site.writeChecked(file.path, after, () => {
     const now = resolved();
     return old.size === now.size && [...old].every((r) => now.has(r));
-  });
+  }, parsed);
 }

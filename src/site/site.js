@@ -16,6 +16,7 @@ import { applyEdits, encodePath } from './edits.js';
 import { ByteStore } from './byte-store.js';
 import { ReferenceTable, StringTable } from './reference-table.js';
 import { forEachOrdered } from '../util/ordered.js';
+import { POOL_WORTHWHILE_BYTES } from '../util/pool.js';
 import { cacheKey } from '../util/cache.js';
 import { codeFingerprint } from '../util/code-fingerprint.js';
 import { messageCode } from '../messages.js';
@@ -65,12 +66,12 @@ import { fileProblem, headBytesFor, notHtmlReason, referenceCycles, unterminated
  *
  * @typedef {import('./page-findings.js').PageFindings} PageFindings
  *
- * @typedef {null | { unreadable: string } | { bytes: Buffer, first: boolean, notHtml?: string, page?: { charset: string, bomLength: number, found: PageFindings } }} ReadForParse
+ * @typedef {{ charset: string, bomLength: number, found: PageFindings }} ParsedPage what parsing a page's bytes finds:
+ *   detectHtmlCharset's charset and byte order mark, and findInPage's findings (without repairs)
+ * @typedef {null | { unreadable: string } | { bytes: Buffer, first: boolean, notHtml?: string, page?: ParsedPage }} ReadForParse
  *   what readForParse found for applyParse: null when the file has no bytes to read
  */
 
-/** Pages of at least this many bytes in all are parsed in the build's worker pool while the site is read. */
-const POOL_PARSE_BYTES = 1024 * 1024;
 
 /** Extensions tried, in order, when an extensionless URL matches several files. */
 const PREFERRED_EXTENSIONS = /** @type {Partial<Record<ReferenceKind, string[]>>} */ ({
@@ -237,7 +238,7 @@ export class Site {
     // Pages are read and parsed a window at a time, and taken in page order; in the worker pool when there is one
     // and the pages are worth its start (a worker takes about as long to start as parsing 1 MB of HTML).
     const pages = this.pages;
-    const elsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_PARSE_BYTES;
+    const elsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_WORTHWHILE_BYTES;
     await forEachOrdered(pages, (file) => this.readForParse(file, elsewhere), async (read, file) => this.applyParse(file, read));
     /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
     const cssFallback = new Map();
@@ -559,14 +560,18 @@ export class Site {
   }
 
   /**
-   * Sets the output bytes of a file; pages and style sheets are parsed again.
+   * Sets the output bytes of a file; pages and style sheets are parsed again,
+   * unless what parsing the page's new bytes finds is given (a pass's worker
+   * job may parse the page it made: see src/markup/page-css-job.js).
    * @param {string} sitePath
    * @param {Buffer} bytes
+   * @param {ParsedPage} [parsed] what parsing these bytes found, for a page
    */
-  async write(sitePath, bytes) {
+  async write(sitePath, bytes, parsed) {
     const file = this.get(sitePath);
     this.setOutput(file, bytes);
-    if (file.role !== 'asset') await this.parse(file);
+    if (parsed && file.role === 'page') this.applyParse(file, { bytes, first: false, page: parsed });
+    else if (file.role !== 'asset') await this.parse(file);
     await this.bytes.settle();
   }
 
@@ -605,12 +610,13 @@ export class Site {
    * @param {string} sitePath
    * @param {Buffer} bytes
    * @param {(file: SiteFile) => boolean | Promise<boolean>} keep
+   * @param {ParsedPage} [parsed] as write() takes it
    * @returns {Promise<boolean>} whether the write was kept
    */
-  async writeChecked(sitePath, bytes, keep) {
+  async writeChecked(sitePath, bytes, keep, parsed) {
     const file = this.get(sitePath);
     const saved = { outputKey: file.outputKey, outputLength: file.outputLength, writes: file.writes, charset: file.charset, bomLength: file.bomLength, referenceTable: file.referenceTable, baseHref: file.baseHref };
-    await this.write(sitePath, bytes);
+    await this.write(sitePath, bytes, parsed);
     if (await keep(file)) return true;
     Object.assign(file, saved);
     return false;

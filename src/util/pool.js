@@ -15,6 +15,15 @@ const JOBS = new URL('../jobs.js', import.meta.url).href;
 export const DEFAULT_JOB_TIMEOUT_S = 300;
 
 /**
+ * Pages (or other documents) of fewer bytes than this in all are worked on in
+ * the build's own thread, not the pool: starting a worker and loading a
+ * parser into it takes about as long as parsing 1 MB of HTML, and a small
+ * site's build would wait for that more than it saves (800 fuzzed builds of a
+ * page each: 29 s in the main thread, over 240 s through the pool).
+ */
+export const POOL_WORTHWHILE_BYTES = 1024 * 1024;
+
+/**
  * How long a worker beyond the first waits idle before it exits. Short: an
  * idle worker still holds what its jobs loaded (an OCR reader, encoders:
  * hundreds of megabytes), and on a 10,000-page site workers kept 30 s took
