@@ -115,23 +115,16 @@ export async function build(options) {
   // Pages are parsed in a pool of their own, closed once the site is read, whose workers collect their garbage
   // early: a parse's tree is garbage once its references are found (a page that needs a larger heap is parsed here).
   const readPool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout, heapMb: READ_HEAP_MB });
-  /** @type {import('./site/site.js').SiteOptions['findInPage']} pages parsed in the pool; one whose job the pool stops is parsed here */
-  const findInPageInPool = async (bytes, findOptions) => {
-    try {
-      return await readPool.run('findInPage', { bytes, options: findOptions });
-    } catch (error) {
-      if (error instanceof JobStopped) return findInPage({ bytes, options: findOptions });
-      throw error;
-    }
-  };
   /** @type {Site} */
   let site;
   try {
-    site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 64) * 1024 * 1024, findInPage: findInPageInPool });
+    site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 64) * 1024 * 1024, findInPage: findInPageIn(readPool) });
   } finally {
     await readPool.close();
   }
   const pool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout });
+  // Pages the passes write are parsed in the passes' pool.
+  site.options.findInPage = findInPageIn(pool);
   if (site.pages.length === 0) site.warn('', 'no-pages', 'no page (.html or .htm) in the input: its files are optimized and copied, and a report has nothing to load');
   try {
     if (options.shard) {
@@ -294,4 +287,20 @@ function totalBytes(site) {
   let total = 0;
   for (const f of site.files.values()) total += f.outputSize;
   return total;
+}
+
+/**
+ * The site model's findInPage in a worker pool: a page whose job the pool stops is parsed in this thread.
+ * @param {WorkerPool} pool
+ * @returns {NonNullable<import('./site/site.js').SiteOptions['findInPage']>}
+ */
+function findInPageIn(pool) {
+  return async (bytes, findOptions) => {
+    try {
+      return await pool.run('findInPage', { bytes, options: findOptions });
+    } catch (error) {
+      if (error instanceof JobStopped) return findInPage({ bytes, options: findOptions });
+      throw error;
+    }
+  };
 }

@@ -1,14 +1,10 @@
 /**
  * The worker-pool job of the css pass (src/jobs.js) for one page: its
- * <style> blocks and style attributes minified (page-css.js), and what
- * parsing the minified page finds (its charset and references), so that the
- * site model takes the new page without parsing it again in the build's
- * main thread. A pure function of the page's bytes, charset and type.
+ * <style> blocks and style attributes minified (page-css.js). A pure
+ * function of the page's bytes, charset and type.
  */
 import { DocumentView } from '../site/document-view.js';
 import { applyEdits } from '../site/edits.js';
-import { detectHtmlCharset } from '../site/charset.js';
-import { findInPage } from '../site/page-findings.js';
 import { xmlReason } from './names.js';
 import { pageCssEdits } from './page-css.js';
 
@@ -21,7 +17,7 @@ import { pageCssEdits } from './page-css.js';
  * @typedef {{ what: string, code: string, reason: string }} KeptCss
  * @typedef {{ outcome: 'xml', xml: string }
  *   | { outcome: 'unchanged', kept: KeptCss[] }
- *   | { outcome: 'minified', kept: KeptCss[], blocks: number, attributes: number, output: Uint8Array, parsed: import('../site/site.js').ParsedPage }} PageCssJobResult
+ *   | { outcome: 'minified', kept: KeptCss[], blocks: number, attributes: number, output: Uint8Array }} PageCssJobResult
  */
 
 /**
@@ -36,8 +32,5 @@ export function pageCss({ bytes: input, options }) {
   if (xml) return { outcome: 'xml', xml };
   const found = pageCssEdits(view);
   if (found.edits.length === 0) return { outcome: 'unchanged', kept: found.kept };
-  const output = applyEdits(bytes, found.edits);
-  const { charset, bomLength } = detectHtmlCharset(output);
-  const parsed = { charset, bomLength, found: findInPage({ bytes: output, options: { charset, bomLength, withRepairs: false } }) };
-  return { outcome: 'minified', kept: found.kept, blocks: found.blocks, attributes: found.attributes, output, parsed };
+  return { outcome: 'minified', kept: found.kept, blocks: found.blocks, attributes: found.attributes, output: applyEdits(bytes, found.edits) };
 }

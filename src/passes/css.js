@@ -6,8 +6,9 @@
  * cannot parse, or whose result would lose a URL, a `/*! ... *\/` comment or
  * the @charset rule, is kept as it was and reported. After a file is
  * rewritten, the site model reads its references again; if one no longer
- * resolves to the same file, the file is put back. Pages are minified in the
- * worker pool (the pageCss job), which also parses the minified page.
+ * resolves to the same file, the file is put back. Pages are minified, and
+ * the minified pages parsed, in the worker pool (the pageCss job, and the
+ * site model's parsePage).
  */
 import { decodeExact, encodeExact } from '../markup/codec.js';
 import { minifyCss } from '../markup/minify-css.js';
@@ -41,8 +42,10 @@ export default {
       const options = { charset: /** @type {string} */ (page.charset), bomLength: page.bomLength, mime: page.mime };
       /** @type {PageCssJobResult | { status: 'failed', reason: string }} */
       const result = inPool ? await ctx.compute('pageCss', bytes, options) : pageCss({ bytes, options });
-      return { size: bytes.length, result };
-    }, ({ size, result }, page) => takePageCss(site, ctx, page, size, result));
+      if (!('outcome' in result) || result.outcome !== 'minified') return { size: bytes.length, result, minified: null };
+      const output = Buffer.from(result.output.buffer, result.output.byteOffset, result.output.byteLength);
+      return { size: bytes.length, result, minified: { output, parsed: await site.parsePage(output) } };
+    }, ({ size, result, minified }, page) => takePageCss(site, ctx, page, size, result, minified));
   },
 };
 
@@ -78,8 +81,9 @@ async function minifyStylesheet(site, ctx, file) {
  * @param {SiteFile} page
  * @param {number} size its bytes before
  * @param {PageCssJobResult | { status: 'failed', reason: string }} result
+ * @param {{ output: Buffer, parsed: import('../site/site.js').ParsedPage } | null} minified the page minified, and what parsing it found
  */
-async function takePageCss(site, ctx, page, size, result) {
+async function takePageCss(site, ctx, page, size, result, minified) {
   if ('status' in result) {
     ctx.warn(page.path, 'job-stopped', `kept as it is: ${result.reason}`);
     ctx.decide({ file: page.path, action: 'kept', reason: result.reason });
@@ -98,8 +102,8 @@ async function takePageCss(site, ctx, page, size, result) {
     if (result.kept.length) ctx.decide({ file: page.path, action: 'kept', reason: `CSS kept: ${result.kept[0].what}: ${result.kept[0].reason}` });
     return;
   }
-  const output = Buffer.from(result.output.buffer, result.output.byteOffset, result.output.byteLength);
-  if (!(await writeKeepingReferences(site, page, output, result.parsed))) {
+  const { output, parsed } = /** @type {NonNullable<typeof minified>} */ (minified);
+  if (!(await writeKeepingReferences(site, page, output, parsed))) {
     ctx.warn(page.path, 'css-would-lose', 'a reference would no longer resolve to the same file after minifying its CSS: kept as it is');
     ctx.decide({ file: page.path, action: 'kept', reason: 'a reference would no longer resolve to the same file' });
     return;

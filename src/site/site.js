@@ -151,6 +151,8 @@ export class Site {
     this.bytes = new ByteStore({ budget: options.memoryBudget });
     /** The strings of every reference (URLs, targets), each kept once. */
     this.strings = new StringTable();
+    /** Whether pages are parsed by options.findInPage: when they come to POOL_WORTHWHILE_BYTES (set by parseAll). */
+    this.parsesElsewhere = false;
     /** @type {Map<string, SiteFile>} in site-path order */
     this.files = new Map();
     /** @type {Set<string>} */
@@ -239,6 +241,7 @@ export class Site {
     // and the pages are worth its start (a worker takes about as long to start as parsing 1 MB of HTML).
     const pages = this.pages;
     const elsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_WORTHWHILE_BYTES;
+    this.parsesElsewhere = elsewhere;
     await forEachOrdered(pages, (file) => this.readForParse(file, elsewhere), async (read, file) => this.applyParse(file, read));
     /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
     const cssFallback = new Map();
@@ -557,6 +560,19 @@ export class Site {
     const file = this.files.get(sitePath);
     if (!file) throw new Error(`no file ${sitePath} in the site`);
     return file;
+  }
+
+  /**
+   * What parsing a page's new bytes finds, by options.findInPage (the build's
+   * worker pool) when the site's pages are worth it: a pass that writes many
+   * pages parses them a window at a time with this, and writes them in page
+   * order with write(sitePath, bytes, parsed).
+   * @param {Buffer} bytes
+   * @returns {Promise<ParsedPage>}
+   */
+  async parsePage(bytes) {
+    const { charset, bomLength } = detectHtmlCharset(bytes);
+    return { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, false, this.parsesElsewhere) };
   }
 
   /**

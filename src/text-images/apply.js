@@ -10,6 +10,7 @@ import path from 'node:path';
 import { minify } from 'csso';
 import { applyEdits, encodePath } from '../site/edits.js';
 import { cssRule, encodeMarkup, htmlAttribute, htmlText, imageButtonMarkup } from './markup.js';
+import { forEachOrdered } from '../util/ordered.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -143,7 +144,9 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
     await site.add(sharedPath, css);
     ctx.touched(sharedPath, 0, css.length);
   }
-  for (const { page, uses } of usesByPage(taken)) {
+  // Each page's new bytes are made and parsed (in the worker pool, when the site has one) a window at a time, and
+  // written in page order.
+  await forEachOrdered([...usesByPage(taken)], async ({ page, uses }) => {
     const pagePath = page.path;
     const charset = /** @type {string} */ (page.charset);
     const before = await site.read(pagePath);
@@ -165,9 +168,11 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
       byteEdits.push({ start: at, end: at, bytes: encodeMarkup(head, charset) });
     }
     const after = applyEdits(before, byteEdits);
-    await site.write(pagePath, after);
-    ctx.touched(pagePath, before.length, after.length);
-  }
+    return { size: before.length, after, found: await site.parsePage(after) };
+  }, async ({ size, after, found }, { page }) => {
+    await site.write(page.path, after, found);
+    ctx.touched(page.path, size, after.length);
+  });
   // No page refers to a replaced image any more; like the image passes' originals, it goes only with --prune.
   if (!ctx.options.prune) return;
   const referenced = site.referencedPaths();
