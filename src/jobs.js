@@ -45,6 +45,8 @@ export const recompressPng = job('recompressPng', () => import('./images/jobs/re
 export const photo = job('photo', () => import('./images/jobs/photo.js'));
 export const compressText = job('compressText', () => import('./compress/jobs.js'), { sharp: false });
 export const textImagePlan = job('textImagePlan', () => import('./text-images/plan.js'));
+export const findPageImages = job('findPageImages', () => import('./text-images/elements.js'), { sharp: false });
+export const minifyReplacementCss = job('minifyReplacementCss', () => import('./text-images/css-job.js'), { sharp: false });
 export const findInPage = job('findInPage', () => import('./site/page-findings.js'), { sharp: false });
 export const lowerPage = job('lowerPage', () => import('./markup/html-case-job.js'), { sharp: false });
 export const pageCss = job('pageCss', () => import('./markup/page-css-job.js'), { sharp: false });

@@ -14,7 +14,6 @@ import { decodeExact, encodeExact } from '../markup/codec.js';
 import { minifyCss } from '../markup/minify-css.js';
 import { pageCss } from '../markup/page-css-job.js';
 import { forEachOrdered } from '../util/ordered.js';
-import { POOL_WORTHWHILE_BYTES } from '../util/pool.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -34,14 +33,12 @@ export default {
     for (const file of site.stylesheets) await minifyStylesheet(site, ctx, file);
     // Pages are minified, and the minified pages parsed, in the worker pool (when they are worth its start), a window
     // at a time; written in page order.
-    const pages = site.pages;
-    const inPool = pages.reduce((sum, page) => sum + page.outputSize, 0) >= POOL_WORTHWHILE_BYTES;
-    await forEachOrdered(pages, async (page) => {
+    await forEachOrdered(site.pages, async (page) => {
       const bytes = await site.read(page.path);
       /** @type {import('../markup/page-css-job.js').PageCssOptions} */
       const options = { charset: /** @type {string} */ (page.charset), bomLength: page.bomLength, mime: page.mime };
       /** @type {PageCssJobResult | { status: 'failed', reason: string }} */
-      const result = inPool ? await ctx.compute('pageCss', bytes, options) : pageCss({ bytes, options });
+      const result = site.pagesWorthThePool ? await ctx.compute('pageCss', bytes, options) : pageCss({ bytes, options });
       if (!('outcome' in result) || result.outcome !== 'minified') return { size: bytes.length, result, minified: null };
       const output = Buffer.from(result.output.buffer, result.output.byteOffset, result.output.byteLength);
       return { size: bytes.length, result, minified: { output, parsed: await site.parsePage(output) } };

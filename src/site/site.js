@@ -151,8 +151,11 @@ export class Site {
     this.bytes = new ByteStore({ budget: options.memoryBudget });
     /** The strings of every reference (URLs, targets), each kept once. */
     this.strings = new StringTable();
-    /** Whether pages are parsed by options.findInPage: when they come to POOL_WORTHWHILE_BYTES (set by parseAll). */
-    this.parsesElsewhere = false;
+    /**
+     * Whether the pages come to POOL_WORTHWHILE_BYTES (set by parseAll): they are then parsed by options.findInPage,
+     * and passes send their per-page work to the worker pool.
+     */
+    this.pagesWorthThePool = false;
     /** @type {Map<string, SiteFile>} in site-path order */
     this.files = new Map();
     /** @type {Set<string>} */
@@ -241,7 +244,7 @@ export class Site {
     // and the pages are worth its start (a worker takes about as long to start as parsing 1 MB of HTML).
     const pages = this.pages;
     const elsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_WORTHWHILE_BYTES;
-    this.parsesElsewhere = elsewhere;
+    this.pagesWorthThePool = elsewhere;
     await forEachOrdered(pages, (file) => this.readForParse(file, elsewhere), async (read, file) => this.applyParse(file, read));
     /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
     const cssFallback = new Map();
@@ -572,7 +575,7 @@ export class Site {
    */
   async parsePage(bytes) {
     const { charset, bomLength } = detectHtmlCharset(bytes);
-    return { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, false, this.parsesElsewhere) };
+    return { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, false, this.pagesWorthThePool) };
   }
 
   /**

@@ -8,7 +8,8 @@
  */
 import { sniffImageType } from '../site/sniff.js';
 import { ownString } from '../site/reference-table.js';
-import { pageImages } from './elements.js';
+import { findPageImages } from './elements.js';
+import { forEachOrdered } from '../util/ordered.js';
 import { layoutDeclarations, pixels } from './markup.js';
 import { UseList } from './uses.js';
 
@@ -93,11 +94,26 @@ export async function findCandidates(site, ctx, parsed) {
     if (other) reasons.set(candidate.image.path, `also used as ${other.kind} in ${other.source}`);
   }
   referenced.clear();
-  // Page by page, each parsed once; only its head's end and the elements that show a candidate are kept.
-  for (const [pageIndex, page] of pages.entries()) {
-    const refs = page.references.filter((r) => r.target !== undefined && byImage.has(r.target) && !reasons.has(r.target));
-    if (!refs.length) continue;
-    const found = pageImages(await site.read(page.path), /** @type {string} */ (page.charset), page.bomLength);
+  // Page by page, each parsed once (in the worker pool when the site's pages are worth it, a window at a time); only
+  // its head's end and the elements that show a candidate are kept. A page whose candidates all stay is not parsed.
+  const showsCandidate = (/** @type {import('../site/site.js').Reference} */ r) => r.target !== undefined && byImage.has(r.target) && !reasons.has(r.target);
+  await forEachOrdered(pages, async (page) => {
+    const refs = page.references.filter(showsCandidate);
+    if (!refs.length) return null;
+    const bytes = await site.read(page.path);
+    const options = { charset: /** @type {string} */ (page.charset), bomLength: page.bomLength };
+    /** @type {import('./elements.js').PageImages | { status: 'failed', reason: string }} */
+    const found = site.pagesWorthThePool ? await ctx.compute('findPageImages', bytes, options) : findPageImages({ bytes, options });
+    return { refs, found };
+  }, (looked, page, pageIndex) => {
+    // Candidates a page before this one ruled out are not looked for here.
+    const refs = looked?.refs.filter(showsCandidate);
+    if (!looked || !refs?.length) return;
+    const { found } = looked;
+    if ('status' in found) {
+      for (const ref of refs) reasons.set(/** @type {string} */ (ref.target), `its element in ${page.path} could not be located: ${found.reason}`);
+      return;
+    }
     parsed.set(page.path, found.headEnd);
     for (const ref of refs) {
       const target = /** @type {string} */ (ref.target);
@@ -107,7 +123,7 @@ export async function findCandidates(site, ctx, parsed) {
       if ('reason' in use) reasons.set(target, use.reason);
       else candidate.uses.push(pageIndex, use.tagStart, use.tagEnd, use.shape);
     }
-  }
+  });
   const out = [];
   for (const candidate of byImage.values()) {
     const reason = reasons.get(candidate.image.path);

@@ -26,11 +26,22 @@ import { attributeValueRange } from '../site/html-refs.js';
  *   submitted (the form's one submit control, on a page without scripts), else why it is not
  */
 
+/** @typedef {{ images: ImageElement[], headEnd: number | null }} PageImages headEnd: byte offset where head content may be added */
+
+/**
+ * pageImages as a worker-pool job (src/jobs.js): pages are parsed on every core at once.
+ * @param {{ bytes: Uint8Array, options: { charset: string, bomLength: number } }} input
+ * @returns {PageImages}
+ */
+export function findPageImages({ bytes, options }) {
+  return pageImages(bytes, options.charset, options.bomLength);
+}
+
 /**
  * @param {Uint8Array} bytes
  * @param {string} charset
  * @param {number} bomLength
- * @returns {{ images: ImageElement[], headEnd: number | null }} headEnd: byte offset where head content may be added
+ * @returns {PageImages}
  */
 export function pageImages(bytes, charset, bomLength) {
   const view = new DocumentView(bytes, charset, bomLength);

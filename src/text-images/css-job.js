@@ -1,0 +1,14 @@
+/**
+ * The worker-pool job of the text-images pass (src/jobs.js) for one page:
+ * the rules of its replacements minified with csso, which merges the
+ * declarations they share. A pure function of the rules' text.
+ */
+import { minify } from 'csso';
+
+/**
+ * @param {{ bytes: Uint8Array }} input the rules, UTF-8
+ * @returns {string}
+ */
+export function minifyReplacementCss({ bytes }) {
+  return minify(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')).css;
+}
