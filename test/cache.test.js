@@ -133,6 +133,17 @@ describe('persistent cache', () => {
     expect([cache.hits, cache.misses]).toEqual([1, 1]);
   });
 
+  it('counts a missing entry as a miss, and writes an entry whose directory was removed after an earlier write made it', async () => {
+    const dir = await tempDir('pagediet-cache-');
+    const cache = new ResultCache({ dir });
+    expect(await cache.get('ab-missing')).toBeUndefined();
+    await cache.set('ab-first', 1);
+    await fs.rm(dir, { recursive: true });
+    await cache.set('ab-second', 2);
+    expect([await cache.get('ab-first'), await cache.get('ab-second')]).toEqual([undefined, 2]);
+    expect([cache.hits, cache.misses, cache.errors]).toEqual([1, 2, 0]);
+  });
+
   it('is trimmed to its limit least recently used first, but never of what the build that trims it used', async () => {
     const dir = await tempDir('pagediet-cache-');
     const earlier = new ResultCache({ dir });

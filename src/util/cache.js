@@ -87,6 +87,8 @@ export class ResultCache {
     this.hits = 0;
     this.misses = 0;
     this.errors = 0;
+    /** Directories of entries this cache made or found: each is made once, not on every write. @type {Set<string>} */
+    this.directories = new Set();
   }
 
   /** @param {string} key */
@@ -101,6 +103,11 @@ export class ResultCache {
    */
   async get(key) {
     const file = this.fileOf(key);
+    // A cold build misses every lookup: a missing file is found without the exception (and stack) readFile makes of it.
+    if (!existsSync(file)) {
+      this.misses++;
+      return undefined;
+    }
     let bytes;
     try {
       bytes = await fs.readFile(file);
@@ -129,9 +136,19 @@ export class ResultCache {
    */
   async set(key, value) {
     const file = this.fileOf(key);
+    const dir = path.dirname(file);
+    const bytes = pack(value);
     try {
-      await fs.mkdir(path.dirname(file), { recursive: true });
-      await writeFileAtomic(file, pack(value));
+      if (!this.directories.has(dir)) {
+        await fs.mkdir(dir, { recursive: true });
+        this.directories.add(dir);
+      }
+      await writeFileAtomic(file, bytes).catch(async (/** @type {NodeJS.ErrnoException} */ error) => {
+        // Its directory went (the cache was cleared meanwhile): made again, once.
+        if (error?.code !== 'ENOENT') throw error;
+        await fs.mkdir(dir, { recursive: true });
+        await writeFileAtomic(file, bytes);
+      });
     } catch {
       this.errors++;
     }
