@@ -72,7 +72,6 @@ import { fileProblem, headBytesFor, notHtmlReason, referenceCycles, unterminated
  *   what readForParse found for applyParse: null when the file has no bytes to read
  */
 
-
 /** Extensions tried, in order, when an extensionless URL matches several files. */
 const PREFERRED_EXTENSIONS = /** @type {Partial<Record<ReferenceKind, string[]>>} */ ({
   img: ['gif', 'png', 'jpg', 'jpeg', 'webp', 'svg'],
@@ -243,9 +242,8 @@ export class Site {
     // Pages are read and parsed a window at a time, and taken in page order; in the worker pool when there is one
     // and the pages are worth its start (a worker takes about as long to start as parsing 1 MB of HTML).
     const pages = this.pages;
-    const elsewhere = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_WORTHWHILE_BYTES;
-    this.pagesWorthThePool = elsewhere;
-    await forEachOrdered(pages, (file) => this.readForParse(file, elsewhere), async (read, file) => this.applyParse(file, read));
+    this.pagesWorthThePool = pages.reduce((sum, page) => sum + page.size, 0) >= POOL_WORTHWHILE_BYTES;
+    await forEachOrdered(pages, (file) => this.readForParse(file, this.pagesWorthThePool), async (read, file) => this.applyParse(file, read));
     /** @type {Map<string, string>} style sheet → charset of the first document that uses it */
     const cssFallback = new Map();
     const queue = [...this.files.values()].filter((f) => f.role === 'stylesheet');
@@ -580,8 +578,7 @@ export class Site {
 
   /**
    * Sets the output bytes of a file; pages and style sheets are parsed again,
-   * unless what parsing the page's new bytes finds is given (a pass's worker
-   * job may parse the page it made: see src/markup/page-css-job.js).
+   * unless what parsing the page's new bytes found is given (parsePage).
    * @param {string} sitePath
    * @param {Buffer} bytes
    * @param {ParsedPage} [parsed] what parsing these bytes found, for a page

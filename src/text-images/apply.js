@@ -7,7 +7,7 @@
  * refers to any more removed with --prune.
  */
 import path from 'node:path';
-import { minifyReplacementCss } from './css-job.js';
+import { minifyRules } from './css-job.js';
 import { applyEdits, encodePath } from '../site/edits.js';
 import { cssRule, encodeMarkup, htmlAttribute, htmlText, imageButtonMarkup } from './markup.js';
 import { forEachOrdered } from '../util/ordered.js';
@@ -142,21 +142,21 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
    * @returns {Promise<string>}
    */
   const cssOfPage = async (names) => {
-    const text = rulesOf(names);
-    if (!site.pagesWorthThePool) return minifyReplacementCss({ bytes: Buffer.from(text, 'utf8') });
-    const css = /** @type {string | { status: 'failed' }} */ (await ctx.compute('minifyReplacementCss', Buffer.from(text, 'utf8'), {}));
-    return typeof css === 'string' ? css : minifyReplacementCss({ bytes: Buffer.from(text, 'utf8') });
+    const rules = rulesOf(names);
+    // A job the pool stopped is done here.
+    const css = site.pagesWorthThePool ? /** @type {string | { status: 'failed' }} */ (await ctx.compute('minifyReplacementCss', Buffer.from(rules, 'utf8'), {})) : null;
+    return typeof css === 'string' ? css : minifyRules(rules);
   };
   /** @type {string | null} */
   let sharedPath = null;
   if (mode === 'file') {
     sharedPath = freePath(site, SHARED_CSS);
-    const css = Buffer.from(minifyReplacementCss({ bytes: Buffer.from(rulesOf(rules.keys()), 'utf8') }), 'utf8');
+    const css = Buffer.from(minifyRules(rulesOf(rules.keys())), 'utf8');
     await site.add(sharedPath, css);
     ctx.touched(sharedPath, 0, css.length);
   }
-  // Each page's new bytes are made and parsed (in the worker pool, when the site has one) a window at a time, and
-  // written in page order.
+  // Each page's new bytes are made and parsed (in the worker pool when the site's pages are worth it) a window at a
+  // time, and written in page order.
   await forEachOrdered([...usesByPage(taken)], async ({ page, uses }) => {
     const pagePath = page.path;
     const charset = /** @type {string} */ (page.charset);

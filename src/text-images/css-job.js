@@ -10,5 +10,13 @@ import { minify } from 'csso';
  * @returns {string}
  */
 export function minifyReplacementCss({ bytes }) {
-  return minify(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')).css;
+  return minifyRules(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
+}
+
+/**
+ * The same in this thread.
+ * @param {string} rules
+ */
+export function minifyRules(rules) {
+  return minify(rules).css;
 }

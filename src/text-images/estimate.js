@@ -74,9 +74,9 @@ const REFERENCE_SIZE = 40;
  * Renders kept in this thread, newest last, up to this many bytes (a byte a
  * pixel). Sites repeat their words and symbols (every bullet image tries the
  * same 23 symbols in the same faces and sizes; every symbol in every size
- * tried takes 0.13 MB), and a render is the plan's largest cost: libvips draws one text at
- * a time per process, under a lock, so two pool threads rendering wait on
- * each other. 8 MB was too few for the generated 300-page site's words (plans
+ * tried takes 0.13 MB), and a render is the plan's largest cost: libvips
+ * draws one text at a time per process, under a lock, so two pool threads
+ * rendering wait on each other. 8 MB was too few for the generated 300-page site's words (plans
  * 45 s against 19 s).
  */
 const RENDER_CACHE_BYTES = 32 * 1024 * 1024;

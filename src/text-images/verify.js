@@ -17,7 +17,8 @@ import { coverageOf, inkBox, pictureSimilarity } from './pixels.js';
  * @typedef {import('./pixels.js').Rgb} Rgb
  * @typedef {import('./estimate.js').StyleEstimate} StyleEstimate
  * @typedef {import('./markup.js').Declaration} Declaration
- * @typedef {import('./markup.js').Placement} Placement
+ * @typedef {{ style: StyleEstimate, dx: number, dy: number, letterSpacing: number }} Spot an estimate and letter spacing
+ *   at the offset that puts its ink on the image's
  *
  * @typedef {object} Fitted
  * @property {number} score similarity of the replacement to the image in Chromium, 0-1
@@ -51,7 +52,7 @@ export async function fitReplacement(session, plan, image, width, height, elemen
   const target = inkBox(coverageOf(first.original, plan.bg, plan.fg).coverage);
   /**
    * Each estimate and letter spacing drawn once, at the offset that puts its ink on the image's.
-   * @type {{ style: StyleEstimate, dx: number, dy: number, letterSpacing: number }[]}
+   * @type {Spot[]}
    */
   const drawnOnce = [];
   for (const [i, style] of plan.estimates.entries()) {
@@ -65,33 +66,46 @@ export async function fitReplacement(session, plan, image, width, height, elemen
     }
   }
   if (!drawnOnce.length) return { score: 0, content: measure[0], text: plan.estimates[0]?.text ?? '' };
-  /** @param {{ style: StyleEstimate, dx: number, dy: number, letterSpacing: number }} d @param {number} ox @param {number} oy */
-  const placed = (d, ox, oy) => contentDeclarations(plan, width, height, d.style, { indent: d.dx + ox, lineHeight: d.style.size + 2 * (d.dy + oy), letterSpacing: d.letterSpacing }, element);
-  const second = await session.render(image, width, height, drawnOnce.map((d) => variant(placed(d, 0, 0), d.style.text, element)), background);
-  // Spacers and rules returned above: the plan is text or a symbol, drawn on its own background.
-  /** @type {{ style: StyleEstimate, content: Declaration[], score: number }[]} drawn and scored in Chromium */
-  const proven = second.variants.map((v, i) => ({ style: drawnOnce[i].style, content: placed(drawnOnce[i], 0, 0), score: pictureSimilarity(second.original.data, v.data, 4, plan.bg) }));
+  /**
+   * Placements drawn in Chromium, each with its score there, and the pictures. Spacers and rules returned above: the
+   * plan is text or a symbol, drawn on its own background.
+   * @param {{ spot: Spot, ox: number, oy: number }[]} placements
+   */
+  const draw = async (placements) => {
+    const contents = placements.map(({ spot, ox, oy }) => contentDeclarations(plan, width, height, spot.style, { indent: spot.dx + ox, lineHeight: spot.style.size + 2 * (spot.dy + oy), letterSpacing: spot.letterSpacing }, element));
+    const drawn = await session.render(image, width, height, contents.map((c, i) => variant(c, placements[i].spot.style.text, element)), background);
+    const scored = drawn.variants.map((v, i) => ({ style: placements[i].spot.style, content: contents[i], score: pictureSimilarity(drawn.original.data, v.data, 4, plan.bg) }));
+    return { scored, drawn };
+  };
+  const { scored: proven, drawn: second } = await draw(drawnOnce.map((spot) => ({ spot, ox: 0, oy: 0 })));
   // The neighbouring placements, a pixel either way, move the text by whole pixels: their pictures are the drawn
   // one moved, which ranks them here; the best few are then drawn in Chromium, which gives their scores.
-  /** @type {{ d: typeof drawnOnce[number], ox: number, oy: number, modelled: number }[]} */
+  /** @type {{ spot: Spot, ox: number, oy: number, modelled: number }[]} */
   const moved = [];
-  drawnOnce.forEach((d, i) => {
+  drawnOnce.forEach((spot, i) => {
     for (let oy = -1; oy <= 1; oy++) {
       for (let ox = -1; ox <= 1; ox++) {
-        if ((ox === 0 && oy === 0) || d.style.size + 2 * (d.dy + oy) < 0) continue;
-        moved.push({ d, ox, oy, modelled: movedSimilarity(second.original.data, second.variants[i].data, width, height, ox, oy, plan.bg) });
+        if ((ox === 0 && oy === 0) || spot.style.size + 2 * (spot.dy + oy) < 0) continue;
+        moved.push({ spot, ox, oy, modelled: movedSimilarity(second.original.data, second.variants[i].data, width, height, ox, oy, plan.bg) });
       }
     }
   });
-  const best = proven.reduce((a, b) => (b.score > a.score ? b : a));
-  const likely = moved.filter((m) => m.modelled > best.score).sort((a, b) => b.modelled - a.modelled).slice(0, MOVED_DRAWN);
-  if (likely.length) {
-    const third = await session.render(image, width, height, likely.map((m) => variant(placed(m.d, m.ox, m.oy), m.d.style.text, element)), background);
-    third.variants.forEach((v, i) => proven.push({ style: likely[i].d.style, content: placed(likely[i].d, likely[i].ox, likely[i].oy), score: pictureSimilarity(third.original.data, v.data, 4, plan.bg) }));
-  }
-  let chosen = proven[0];
-  for (const p of proven) if (p.score > chosen.score) chosen = p;
+  const bestDrawn = mostSimilar(proven).score;
+  const likely = moved.filter((m) => m.modelled > bestDrawn).sort((a, b) => b.modelled - a.modelled).slice(0, MOVED_DRAWN);
+  if (likely.length) proven.push(...(await draw(likely)).scored);
+  const chosen = mostSimilar(proven);
   return { score: chosen.score, content: chosen.content, text: chosen.style.text };
+}
+
+/**
+ * The first of the highest score.
+ * @template {{ score: number }} T
+ * @param {T[]} scored
+ */
+function mostSimilar(scored) {
+  let best = scored[0];
+  for (const s of scored) if (s.score > best.score) best = s;
+  return best;
 }
 
 /** How many of the moved placements, best modelled first, are drawn in Chromium. */
