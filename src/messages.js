@@ -39,6 +39,7 @@ export const MESSAGE_CODES = /** @type {const} */ ({
   'import-cycle': code('info', '@import cycles'),
   'config-exists': code('info', 'server configs in the input, or files of their names pagediet did not write: kept'),
   'no-pages': code('warning', 'no page in the input'),
+  'cache-lost': code('info', 'builds whose cache lost what a replayed pass wrote: built again without replaying'),
   // References.
   'reference-missing': code('warning', 'references to files that do not exist'),
   'reference-escapes': code('warning', 'references that leave the site root'),

@@ -7,14 +7,18 @@
  * warnings and its report. A second build of an unchanged site then parses and
  * encodes nothing; a build where one file changed runs every pass that meets
  * the change, and those take their expensive results from the job cache.
+ *
+ * A replay holds no file's bytes: the byte store knows them by their hash and
+ * loads them from the cache when something reads them (the next pass that
+ * runs, the output). The next pass's key needs only their hashes, so a chain
+ * of replayed passes costs the records, and each page they wrote is parsed
+ * once, at the end of the chain (Site.parsePending), from what the cache found
+ * in it, against the files there were when it was written.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import { codeFingerprint } from './util/code-fingerprint.js';
 import { forEachOrdered } from './util/ordered.js';
-
-/** Cache entries of a record's bytes read at once when it is recalled. */
-const RECALL_WINDOW = 8;
 
 /**
  * @typedef {import('./site/site.js').Site} Site
@@ -22,8 +26,10 @@ const RECALL_WINDOW = 8;
  * @typedef {import('./site/site.js').Warning} Warning
  * @typedef {import('./pipeline.js').PassReport} PassReport
  *
- * @typedef {{ op: 'add', path: string, key: string, mtimeMs: number, role: SiteFile['role'], parsed: boolean, charset?: string }
- *   | { op: 'write', path: string, key: string }
+ * @typedef {{ charset?: string, bomLength?: number }} ParseInfo a page's charset and byte order mark, a style sheet's
+ *   charset (the fallback of its next parse)
+ * @typedef {{ op: 'add', path: string, key: string, length: number, mtimeMs: number, role: SiteFile['role'], parsed: boolean } & ParseInfo
+ *   | { op: 'write', path: string, key: string, length: number } & ParseInfo
  *   | { op: 'role', path: string, role: SiteFile['role'] }
  *   | { op: 'remove', path: string }} Change
  *
@@ -35,9 +41,15 @@ const RECALL_WINDOW = 8;
  * @typedef {{ file: SiteFile, writes: number, role: SiteFile['role'] }} FileState
  */
 
+/**
+ * Bytes a replayed pass wrote are no longer in the cache, or are damaged
+ * there: the build starts again without replaying (pipeline.js).
+ */
+export class ReplayBytesLost extends Error {}
+
 export class PassMemo {
   /**
-   * @param {{ get(key: string): Promise<unknown>, set(key: string, value: unknown): Promise<void> }} cache
+   * @param {{ get(key: string): Promise<unknown>, set(key: string, value: unknown): Promise<void>, has(key: string): boolean }} cache
    */
   constructor(cache) {
     this.cache = cache;
@@ -57,6 +69,8 @@ export class PassMemo {
     const hash = crypto.createHash('sha256');
     hash.update(`pagediet memo ${code} ${await codeFingerprint(new URL(import.meta.url))}\0${passName}\0${JSON.stringify(options)}\0`);
     hash.update(`${[...site.directories].sort().join('\n')}\0${[...site.skipped.keys()].sort().join('\n')}\0`);
+    // The input files not read yet (images) are read a window at a time, not one after another.
+    await forEachOrdered([...site.files.values()].filter((file) => !site.contentKey(file)), (file) => this.contentHash(site, file), () => {});
     for (const file of site.files.values()) {
       hash.update(`${file.path}\0${file.role}\0${file.absPath === null ? '-' : 'in'}\0${file.mtimeMs}\0`);
       hash.update(await this.contentHash(site, file));
@@ -86,10 +100,11 @@ export class PassMemo {
   }
 
   /**
-   * The record stored under a key, if any, with the bytes it writes brought
-   * into the site's byte store one at a time (a record names them by their
-   * hash; each is its own cache entry, so a record of 10,000 pages is never
-   * in memory at once). A record whose bytes are missing or damaged is none.
+   * The record stored under a key, if any, with the bytes it writes made
+   * known to the site's byte store (a record names them by their hash; each
+   * is its own cache entry, loaded when read). A record whose bytes are
+   * missing is none; bytes found damaged when read stop the build with
+   * ReplayBytesLost.
    * @param {string} key
    * @param {Site} site
    * @returns {Promise<PassRecord | undefined>}
@@ -98,17 +113,20 @@ export class PassMemo {
     const value = await this.cache.get(key);
     if (!isRecord(value)) return undefined;
     const needed = /** @type {{ key: string }[]} */ (value.changes.filter((change) => (change.op === 'add' || change.op === 'write') && !site.bytes.has(change.key)));
-    let whole = true;
-    // A few entries read at once: one at a time, each read waits for its own round trips through libuv's threads.
-    await forEachOrdered(needed, (change) => this.cache.get(bytesKey(change.key)), async (bytes, change) => {
-      if (!whole) return;
-      if (!(bytes instanceof Uint8Array) || site.bytes.put(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) !== change.key) {
-        whole = false;
-        return;
-      }
-      await site.bytes.settle();
-    }, RECALL_WINDOW);
-    return whole ? value : undefined;
+    if (needed.some((change) => !this.cache.has(bytesKey(change.key)))) return undefined;
+    for (const { key: bytes } of needed) site.bytes.adopt(bytes, () => this.load(bytes));
+    return value;
+  }
+
+  /**
+   * Bytes a record names, from the cache.
+   * @param {string} key their SHA-256
+   * @returns {Promise<Buffer>}
+   */
+  async load(key) {
+    const bytes = await this.cache.get(bytesKey(key));
+    if (!(bytes instanceof Uint8Array) || sha256(bytes) !== key) throw new ReplayBytesLost(`the cache lost bytes a replayed pass wrote (${key.slice(0, 12)})`);
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
   /**
@@ -150,12 +168,11 @@ export function record(site, before, report) {
   for (const file of site.files.values()) {
     const was = before.files.get(file.path);
     if (!was || was.file !== file) {
-      // A style sheet is parsed again on replay without the page that links it: its charset is kept, as the fallback for bytes that are not UTF-8.
-      changes.push({ op: 'add', path: file.path, key: /** @type {string} */ (file.outputKey), mtimeMs: file.mtimeMs, role: file.role, parsed: file.charset !== null, ...(file.charset !== null && { charset: file.charset }) });
+      changes.push({ op: 'add', path: file.path, key: /** @type {string} */ (file.outputKey), length: file.outputLength, mtimeMs: file.mtimeMs, role: file.role, parsed: file.charset !== null, ...parseInfo(file) });
       continue;
     }
     if (file.role !== was.role) changes.push({ op: 'role', path: file.path, role: file.role });
-    if (file.outputKey && file.writes !== was.writes) changes.push({ op: 'write', path: file.path, key: file.outputKey });
+    if (file.outputKey && file.writes !== was.writes) changes.push({ op: 'write', path: file.path, key: file.outputKey, length: file.outputLength, ...(file.role === 'page' && parseInfo(file)) });
   }
   for (const path of before.files.keys()) if (!site.files.has(path)) changes.push({ op: 'remove', path });
   const { ms: _ms, ...rest } = report;
@@ -163,30 +180,42 @@ export function record(site, before, report) {
 }
 
 /**
+ * What the next parse of a file needs besides its bytes: a page's charset and
+ * byte order mark (with them its findings come from the cache), a style
+ * sheet's charset (parsed again without the page that links it, it is the
+ * fallback for bytes that are not UTF-8).
+ * @param {SiteFile} file
+ * @returns {ParseInfo}
+ */
+function parseInfo(file) {
+  if (file.charset === null) return {};
+  return file.role === 'page' ? { charset: file.charset, bomLength: file.bomLength } : { charset: file.charset };
+}
+
+/**
  * Does to the site what a recorded pass did: adds first, then role changes and
  * writes (a written page's references resolve against the files it can point
- * at, added ones included), removals last; then the pass's warnings, exactly
- * (parsing an added page again must not warn twice).
+ * at, added ones included), removals last; then the pass's warnings, exactly.
+ * Pages and style sheets are parsed later (Site.parsePending), against the
+ * files there were at this point of the pass.
  * @param {Site} site
  * @param {PassRecord} memo
  */
 export async function replay(site, memo) {
-  const warnings = site.warnings.length;
   for (const change of memo.changes) {
-    if (change.op !== 'add') continue;
-    // The pass removed the file that was here and created another under its name.
-    if (site.files.has(change.path)) site.remove(change.path);
-    const file = await site.add(change.path, await site.bytes.get(change.key), change.mtimeMs);
-    file.role = change.role;
-    if (change.parsed) await site.parse(file, change.charset);
+    if (change.op === 'add') site.addReplayed(change.path, change, change.parsed ? parseInfoOf(change) : null);
   }
   for (const change of memo.changes) {
-    if (change.op === 'role') site.get(change.path).role = change.role;
-    else if (change.op === 'write') await site.write(change.path, await site.bytes.get(change.key));
+    if (change.op === 'role') await site.setRoleReplayed(change.path, change.role);
+    else if (change.op === 'write') site.writeReplayed(change.path, change.key, change.length, parseInfoOf(change));
   }
   for (const change of memo.changes) if (change.op === 'remove') site.remove(change.path);
-  site.warnings.length = warnings;
   for (const w of memo.warnings) site.warn(w.file, w.code, w.message);
+}
+
+/** @param {ParseInfo} change */
+function parseInfoOf({ charset, bomLength }) {
+  return { ...(charset !== undefined && { charset }), ...(bomLength !== undefined && { bomLength }) };
 }
 
 /** The cache key of bytes a record names by their hash. @param {string} hash */

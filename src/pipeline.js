@@ -17,7 +17,7 @@ import { JobStopped, WorkerPool } from './util/pool.js';
 import { findInPage } from './site/page-findings.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 import { shardSlice } from './shard.js';
-import { PassMemo, record, replay, snapshot } from './pass-memo.js';
+import { PassMemo, ReplayBytesLost, record, replay, snapshot } from './pass-memo.js';
 import { checkOptions, optional, passSelected, resolvePassOptions } from './options/table.js';
 import { apiOnly, text } from './options/kinds.js';
 import { codeFingerprint, jobFingerprint } from './util/code-fingerprint.js';
@@ -97,6 +97,21 @@ const READ_HEAP_MB = 64;
  */
 export async function build(options) {
   const started = Date.now();
+  try {
+    return await buildSite(options, { started, replay: true });
+  } catch (error) {
+    // Rare (the cache was trimmed or damaged by another build meanwhile): what was written is written again.
+    if (!(error instanceof ReplayBytesLost)) throw error;
+    return buildSite(options, { started, replay: false, lost: error.message });
+  }
+}
+
+/**
+ * @param {BuildOptions} options
+ * @param {{ started: number, replay: boolean, lost?: string }} how replay: passes may be replayed from the cache;
+ *   lost: why an earlier attempt could not replay
+ */
+async function buildSite(options, { started, replay: mayReplay, lost }) {
   const available = options.passes ?? PASSES;
   for (const pass of available) checkPass(pass);
   checkOptions(/** @type {Record<string, unknown>} */ (options), available, { where: 'build options', extra: RUN_OPTIONS });
@@ -125,6 +140,7 @@ export async function build(options) {
   const pool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout });
   // Pages the passes write are parsed in the passes' pool.
   site.options.findInPage = findInPageIn(pool);
+  if (lost) site.warn('', 'cache-lost', `${lost}: every pass ran`);
   if (site.pages.length === 0) site.warn('', 'no-pages', 'no page (.html or .htm) in the input: its files are optimized and copied, and a report has nothing to load');
   try {
     if (options.shard) {
@@ -169,17 +185,20 @@ export async function build(options) {
         // Only passes whose code is known (pagediet's own) are replayed and may cache their own results.
         const code = passCode(pass);
         const key = memo && code ? await memo.key(pass.name, site, passOptions, await codeFingerprint(code)) : '';
-        const known = key ? await memo?.recall(key, site) : undefined;
+        const known = key && mayReplay ? await memo?.recall(key, site) : undefined;
         if (known) {
           reports.push(await replayPass(pass, site, known, progress));
           work.passesReplayed++;
           continue;
         }
+        // What replayed passes wrote is parsed before a pass reads it.
+        await site.parsePending();
         const before = snapshot(site);
         const report = await runPass(pass, site, { options: passOptions, threads, compute, cache, code }, progress);
         reports.push(report);
         if (memo && key) await memo.store(key, record(site, before, report), site);
       }
+      await site.parsePending();
     } finally {
       await pool.close();
     }
@@ -208,6 +227,8 @@ export async function build(options) {
     await pool.close();
     // The scratch files of pages and images the byte store spilled.
     await site.close();
+    // Entries read are marked used (trim has done so unless the build failed).
+    await cache?.settle();
   }
 }
 

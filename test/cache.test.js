@@ -144,6 +144,23 @@ describe('persistent cache', () => {
     expect([cache.hits, cache.misses, cache.errors]).toEqual([1, 2, 0]);
   });
 
+  it('tells whether an entry is stored, and marks entries read as used a batch at a time, all of them by settle()', async () => {
+    const dir = await tempDir('pagediet-cache-');
+    const cache = new ResultCache({ dir });
+    const keys = Array.from({ length: 300 }, (_, i) => cacheKey('j', { i }, [], 'code'));
+    for (const key of keys) await cache.set(key, 1);
+    expect([cache.has(keys[0]), cache.has(cacheKey('j', { i: -1 }, [], 'code'))]).toEqual([true, false]);
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    for (const key of keys) await fs.utimes(cache.fileOf(key), dayAgo, dayAgo);
+    const touched = async () => (await Promise.all(keys.map(async (key) => (await fs.stat(cache.fileOf(key))).mtimeMs > dayAgo.getTime() + 1000))).filter(Boolean).length;
+    for (const key of keys) expect(await cache.get(key)).toBe(1);
+    await cache.touching;
+    // The first batch of 256 is marked; the rest waits for the next batch or settle().
+    expect(await touched()).toBe(256);
+    await cache.settle();
+    expect(await touched()).toBe(300);
+  });
+
   it('is trimmed to its limit least recently used first, but never of what the build that trims it used', async () => {
     const dir = await tempDir('pagediet-cache-');
     const earlier = new ResultCache({ dir });
@@ -163,6 +180,8 @@ describe('persistent cache', () => {
     expect(await cache.get(keys[1])).toBeUndefined();
     expect(await cache.get(keys[2])).toEqual(Buffer.alloc(1000, 1));
     expect(await cache.get(written)).toEqual(Buffer.alloc(3000, 2));
+    // As a build does at its end.
+    await cache.settle();
 
     // The next build, which uses none of them, trims to the limit: the 3000 B entry alone is over it, and goes too.
     const next = new ResultCache({ dir, limit: 2500 });

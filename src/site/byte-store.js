@@ -8,7 +8,9 @@
  * `put` is synchronous (passes add files in loops); when the bytes held in
  * memory pass the budget, the oldest are written to disk in the background and
  * then dropped from memory. `settle` waits for that, for callers that produce
- * many large buffers in a row.
+ * many large buffers in a row. `adopt` takes bytes that are kept elsewhere
+ * (a replayed pass's, in the build's cache) by their key and how to load
+ * them, so a replay holds none of them until something reads them.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -42,6 +44,8 @@ export class ByteStore {
     this.memoryBytes = 0;
     /** Keys written to the scratch directory. @type {Set<string>} */
     this.onDisk = new Set();
+    /** Keys whose bytes are kept elsewhere, with how to load them (not kept after). @type {Map<string, () => Promise<Buffer>>} */
+    this.elsewhere = new Map();
     /** @type {Promise<string> | null} */
     this.dir = null;
     /** @type {Promise<void>} */
@@ -59,7 +63,7 @@ export class ByteStore {
    */
   put(bytes) {
     const key = sha256(bytes);
-    if (this.memory.has(key) || this.onDisk.has(key)) return key;
+    if (this.has(key)) return key;
     this.memory.set(key, bytes);
     this.memoryBytes += bytes.length;
     if (this.memoryBytes > this.budget && !this.spillRunning) {
@@ -73,7 +77,17 @@ export class ByteStore {
 
   /** @param {string} key */
   has(key) {
-    return this.memory.has(key) || this.onDisk.has(key);
+    return this.memory.has(key) || this.onDisk.has(key) || this.elsewhere.has(key);
+  }
+
+  /**
+   * Knows bytes by their key without holding them: `load` brings them when
+   * they are read, and must give exactly the bytes of that key (or throw).
+   * @param {string} key their SHA-256
+   * @param {() => Promise<Buffer>} load
+   */
+  adopt(key, load) {
+    if (!this.has(key)) this.elsewhere.set(key, load);
   }
 
   /**
@@ -85,6 +99,8 @@ export class ByteStore {
     const held = this.memory.get(key);
     if (held) return held;
     if (this.failure) throw this.failure;
+    const load = this.elsewhere.get(key);
+    if (load) return load();
     if (!this.onDisk.has(key)) throw new Error(`no bytes stored under ${key}`);
     this.stats.diskReads++;
     return fs.readFile(path.join(await /** @type {Promise<string>} */ (this.dir), key));
@@ -133,6 +149,7 @@ export class ByteStore {
     open.delete(dir);
     this.dir = null;
     this.onDisk.clear();
+    this.elsewhere.clear();
     this.memory.clear();
     this.memoryBytes = 0;
   }

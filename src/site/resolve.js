@@ -146,7 +146,8 @@ function findByName(target, index, prefer) {
   const files = index.filesIn(dir);
   const join = (/** @type {string} */ f) => (dir ? `${dir}/${f}` : f);
   if (!name.includes('.')) {
-    const matches = files.filter((f) => f.startsWith(`${name}.`) && !f.slice(name.length + 1).includes('.'));
+    // In name order: the answer must not depend on the order files joined the site (pass replay rebuilds it otherwise).
+    const matches = files.filter((f) => f.startsWith(`${name}.`) && !f.slice(name.length + 1).includes('.')).sort();
     if (matches.length === 1) return { status: 'ok', path: join(matches[0]), via: 'extensionless' };
     if (matches.length > 1) {
       for (const ext of prefer) {
@@ -157,7 +158,7 @@ function findByName(target, index, prefer) {
     }
   }
   const lower = name.toLowerCase();
-  const caseOnly = files.find((f) => f.toLowerCase() === lower);
+  const caseOnly = files.filter((f) => f.toLowerCase() === lower).sort()[0];
   if (caseOnly) return { status: 'missing', note: `differs only in case from ${join(caseOnly)}` };
   return { status: 'missing' };
 }

@@ -13,7 +13,7 @@ import { baseDirectory, resolveReference } from './resolve.js';
 import { isHtmlPath, mimeType, extensionOf } from './mime.js';
 import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
-import { ByteStore } from './byte-store.js';
+import { ByteStore, sha256 } from './byte-store.js';
 import { ReferenceTable, StringTable } from './reference-table.js';
 import { forEachOrdered } from '../util/ordered.js';
 import { POOL_WORTHWHILE_BYTES } from '../util/pool.js';
@@ -70,6 +70,11 @@ import { fileProblem, headBytesFor, notHtmlReason, referenceCycles, unterminated
  *   detectHtmlCharset's charset and byte order mark, and findInPage's findings (without repairs)
  * @typedef {null | { unreadable: string } | { bytes: Buffer, first: boolean, notHtml?: string, page?: ParsedPage }} ReadForParse
  *   what readForParse found for applyParse: null when the file has no bytes to read
+ * @typedef {object} PendingParse a replayed write not parsed yet
+ * @property {number} epoch how many indexChanges there were when it was written
+ * @property {string} [charset] a page's charset (with bomLength, its parse then needs only its findings from the cache);
+ *   a style sheet's fallback charset
+ * @property {number} [bomLength]
  */
 
 /** Extensions tried, in order, when an extensionless URL matches several files. */
@@ -157,6 +162,22 @@ export class Site {
     this.pagesWorthThePool = false;
     /** @type {Map<string, SiteFile>} in site-path order */
     this.files = new Map();
+    /**
+     * Pages and style sheets a replayed pass wrote or added (pass-memo.js) and
+     * that are not parsed yet (parsePending), each with the number of
+     * indexChanges when it was written: its references resolve against the
+     * files there were then, as they did when the pass ran.
+     * @type {Map<SiteFile, PendingParse>}
+     */
+    this.unparsed = new Map();
+    /** Files added and removed while some are unparsed, in order. @type {{ path: string, op: 'add' | 'remove' }[]} */
+    this.indexChanges = [];
+    /**
+     * What each URL resolved to, by index (the site's own until a file is added or removed, or a view of indexAt):
+     * the pages of a site share most of their URLs, and a parse resolves each of them.
+     * @type {WeakMap<import('./resolve.js').SiteIndex, Map<string, import('./resolve.js').Resolution>>}
+     */
+    this.resolutions = new WeakMap();
     /** @type {Set<string>} */
     this.directories = new Set();
     /** Symlinks out of the root and the like: never read. @type {Map<string, SkippedEntry>} */
@@ -205,32 +226,21 @@ export class Site {
 
   /** Warns about files that are not what their names say (checks.js): empty, mislabelled images, SVG with scripts. */
   async checkFiles() {
-    for (const file of this.files.values()) {
-      if (!file.absPath || (file.size > 0 && !/\.(gif|png|apng|jpe?g|jpe|webp|svg)$/i.test(file.path))) continue;
-      let head = Buffer.alloc(0);
-      if (file.size > 0) {
-        try {
-          const handle = await fs.open(file.absPath, 'r');
-          try {
-            const want = Math.min(file.size, headBytesFor(file));
-            const { buffer, bytesRead } = await handle.read(Buffer.alloc(want), 0, want, 0);
-            head = buffer.subarray(0, bytesRead);
-          } finally {
-            await handle.close();
-          }
-        } catch {
-          continue; // unreadable: parse or the passes warn when they need it
-        }
-      }
-      const problem = fileProblem(file, head);
+    const checked = [...this.files.values()].filter((file) => file.absPath && (file.size === 0 || /\.(gif|png|apng|jpe?g|jpe|webp|svg)$/i.test(file.path)));
+    // A window of files read at once; the warnings come in the files' order.
+    await forEachOrdered(checked, (file) => headOf(file), (head, file) => {
+      // null: unreadable, which parse or the passes warn about when they need the file.
+      const problem = head && fileProblem(file, head);
       if (problem) this.warn(file.path, problem.code, problem.message);
-    }
+    });
   }
 
   /** @param {SiteFile} file */
   addEntry(file) {
     file.strings = this.strings;
     this.files.set(file.path, file);
+    this.resolutions.delete(this.index);
+    if (this.unparsed.size) this.indexChanges.push({ path: file.path, op: 'add' });
     const dir = path.posix.dirname(file.path) === '.' ? '' : path.posix.dirname(file.path);
     const names = this.filesByDirectory.get(dir) ?? [];
     names.push(path.posix.basename(file.path));
@@ -291,13 +301,13 @@ export class Site {
     let first = false;
     /** @type {Buffer} */
     let bytes;
-    const key = this.contentKey(file);
+    let key = this.contentKey(file);
     if (key) {
       bytes = await this.bytes.get(key);
     } else {
       const read = await this.readInputOrWhy(file);
       if (!read || 'unreadable' in read) return read;
-      file.sourceKey = this.bytes.put(read);
+      key = file.sourceKey = this.bytes.put(read);
       bytes = read;
       first = true;
     }
@@ -305,15 +315,16 @@ export class Site {
     const { charset, bomLength } = detectHtmlCharset(bytes);
     const notHtml = first ? notHtmlReason(bytes, charset) : null;
     if (notHtml) return { bytes, first, notHtml };
-    return { bytes, first, page: { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, first, elsewhere) } };
+    return { bytes, first, page: { charset, bomLength, found: await this.pageFindings(bytes, key, charset, bomLength, first, elsewhere) } };
   }
 
   /**
    * @param {SiteFile} file
    * @param {ReadForParse} read
    * @param {string} [cssFallbackCharset]
+   * @param {import('./resolve.js').SiteIndex} [index] the files its references resolve against (default: the site's now)
    */
-  applyParse(file, read, cssFallbackCharset) {
+  applyParse(file, read, cssFallbackCharset, index = this.index) {
     if (!read) return;
     if ('unreadable' in read) {
       this.warnUnreadable(file, read.unreadable);
@@ -327,12 +338,7 @@ export class Site {
       return;
     }
     if (read.page) {
-      const { charset, bomLength, found } = read.page;
-      file.charset = charset;
-      file.bomLength = bomLength;
-      if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
-      file.baseHref = found.baseHref;
-      file.references = found.references.map((r) => this.resolve(file, r));
+      this.applyPage(file, read.page, index);
     } else if (file.role === 'stylesheet') {
       const { charset, bomLength } = detectCssCharset(bytes, cssFallbackCharset);
       file.charset = charset;
@@ -343,54 +349,80 @@ export class Site {
         const at = view.byteOffset(open);
         this.warn(file.path, 'css-unterminated-comment', `a comment opened at byte ${at} is never closed: browsers read the rest of the file (${bytes.length - at} bytes) as a comment`);
       }
-      file.references = stylesheetReferences(view).map((found) => this.resolve(file, found));
+      file.references = stylesheetReferences(view).map((found) => this.resolve(file, found, index));
     }
+  }
+
+  /**
+   * @param {SiteFile} file a page
+   * @param {ParsedPage} page what parsing its bytes found
+   * @param {import('./resolve.js').SiteIndex} [index]
+   */
+  applyPage(file, { charset, bomLength, found }, index = this.index) {
+    file.charset = charset;
+    file.bomLength = bomLength;
+    if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
+    file.baseHref = found.baseHref;
+    file.references = found.references.map((r) => this.resolve(file, r, index));
   }
 
   /**
    * What parsing a page finds, from the cache when these bytes were parsed before.
    * @param {Buffer} bytes
+   * @param {string} key their key in the byte store (their SHA-256)
    * @param {string} charset
    * @param {number} bomLength
    * @param {boolean} withRepairs whether to look for markup the parser had to repair (the first parse of an input page)
    * @param {boolean} [elsewhere] parsed by options.findInPage (when given), not in this thread
    * @returns {Promise<PageFindings>}
    */
-  async pageFindings(bytes, charset, bomLength, withRepairs, elsewhere = false) {
-    const cache = this.options.cache;
-    const key = cache ? await this.findingsKey(bytes, charset, bomLength, withRepairs) : '';
-    const known = /** @type {PageFindings | undefined} */ (cache ? await cache.get(key) : undefined);
-    if (known && Array.isArray(known.references)) return known;
+  async pageFindings(bytes, key, charset, bomLength, withRepairs, elsewhere = false) {
+    const known = await this.knownFindings(key, charset, bomLength, withRepairs);
+    if (known) return known;
     const options = { charset, bomLength, withRepairs };
     const findings = elsewhere && this.options.findInPage ? await this.options.findInPage(bytes, options) : findInPage({ bytes, options });
-    if (cache) await cache.set(key, findings);
+    await this.options.cache?.set(await this.findingsKey(key, charset, bomLength, withRepairs), findings);
     return findings;
   }
 
   /**
-   * @param {Buffer} bytes
+   * What parsing a page's bytes found in an earlier build, if the cache has it.
+   * @param {string} key the bytes' key in the byte store (their SHA-256)
+   * @param {string} charset
+   * @param {number} bomLength
+   * @param {boolean} withRepairs
+   * @returns {Promise<PageFindings | undefined>}
+   */
+  async knownFindings(key, charset, bomLength, withRepairs) {
+    const cache = this.options.cache;
+    if (!cache) return undefined;
+    const known = /** @type {PageFindings | undefined} */ (await cache.get(await this.findingsKey(key, charset, bomLength, withRepairs)));
+    return known && Array.isArray(known.references) ? known : undefined;
+  }
+
+  /**
+   * @param {string} key the page's bytes' key in the byte store (their SHA-256)
    * @param {string} charset
    * @param {number} bomLength
    * @param {boolean} withRepairs
    */
-  async findingsKey(bytes, charset, bomLength, withRepairs) {
-    return cacheKey('page-findings', { charset, bomLength, withRepairs }, [bytes], await codeFingerprint(new URL(import.meta.url)));
+  async findingsKey(key, charset, bomLength, withRepairs) {
+    return cacheKey('page-findings', { bytes: key, charset, bomLength, withRepairs }, [], await codeFingerprint(new URL(import.meta.url)));
   }
 
   /**
    * Keeps what a parse of a page's new bytes would find, where the site model
    * knew it without a parse: a build that replays the pass from the cache
    * (pass-memo.js) writes these bytes again and finds them there.
-   * @param {SiteFile} file
-   * @param {Buffer} bytes
+   * @param {SiteFile} file its output set to the new bytes
    */
-  async rememberFindings(file, bytes) {
+  async rememberFindings(file) {
     const cache = this.options.cache;
     if (!cache || file.role !== 'page') return;
     const references = file.references.map(({ source, status, target, via, note, ...found }) => found);
     /** @type {PageFindings} */
     const findings = { references, baseHref: file.baseHref ?? null, repairs: null };
-    await cache.set(await this.findingsKey(bytes, /** @type {string} */ (file.charset), file.bomLength, false), findings);
+    await cache.set(await this.findingsKey(/** @type {string} */ (this.contentKey(file)), /** @type {string} */ (file.charset), file.bomLength, false), findings);
   }
 
   /**
@@ -428,14 +460,22 @@ export class Site {
   /**
    * @param {SiteFile} from
    * @param {import('./html-refs.js').FoundReference} found
+   * @param {import('./resolve.js').SiteIndex} [index] the files it may resolve to (default: the site's now)
    * @returns {Reference}
    */
-  resolve(from, found) {
+  resolve(from, found, index = this.index) {
     const dir = path.posix.dirname(from.path) === '.' ? '' : path.posix.dirname(from.path);
     // <base href> moves the base of the page's relative URLs; a base on another site makes them external.
     const baseDir = from.baseHref === null ? dir : baseDirectory(from.baseHref, dir, this.options.origins ?? []);
     if (baseDir === null && !isAbsolute(found.url)) return { source: from.path, ...found, status: 'external' };
-    const r = resolveReference(found.url, baseDir ?? dir, this.index, { origins: this.options.origins, prefer: PREFERRED_EXTENSIONS[found.kind] });
+    let resolutions = this.resolutions.get(index);
+    if (!resolutions) this.resolutions.set(index, (resolutions = new Map()));
+    const key = `${found.kind}\0${baseDir ?? dir}\0${found.url}`;
+    let r = resolutions.get(key);
+    if (!r) {
+      r = resolveReference(found.url, baseDir ?? dir, index, { origins: this.options.origins, prefer: PREFERRED_EXTENSIONS[found.kind] });
+      resolutions.set(key, r);
+    }
     /** @type {Reference} */
     const ref = { source: from.path, ...found, status: r.status };
     if (r.path) ref.target = r.path;
@@ -573,7 +613,7 @@ export class Site {
    */
   async parsePage(bytes) {
     const { charset, bomLength } = detectHtmlCharset(bytes);
-    return { charset, bomLength, found: await this.pageFindings(bytes, charset, bomLength, false, this.pagesWorthThePool) };
+    return { charset, bomLength, found: await this.pageFindings(bytes, sha256(bytes), charset, bomLength, false, this.pagesWorthThePool) };
   }
 
   /**
@@ -615,7 +655,7 @@ export class Site {
     const file = this.get(sitePath);
     if (file.role !== 'page' || bytes.length !== file.outputSize) return this.write(sitePath, bytes);
     this.setOutput(file, bytes);
-    await this.rememberFindings(file, bytes);
+    await this.rememberFindings(file);
     await this.bytes.settle();
   }
 
@@ -655,6 +695,143 @@ export class Site {
   }
 
   /**
+   * Sets a file's output to bytes the byte store knows by their key (adopted,
+   * pass-memo.js), as a replayed pass wrote them. A page or style sheet is
+   * parsed later, by parsePending, against the files there are now.
+   * @param {string} sitePath
+   * @param {string} key
+   * @param {number} length
+   * @param {Omit<PendingParse, 'epoch'>} [known] for a page, its charset and byte order mark
+   */
+  writeReplayed(sitePath, key, length, known = {}) {
+    const file = this.get(sitePath);
+    file.outputKey = key;
+    file.outputLength = length;
+    file.writes++;
+    if (file.role !== 'asset') this.unparsed.set(file, { epoch: this.indexChanges.length, ...known });
+  }
+
+  /**
+   * Adds a file a replayed pass created, its bytes known by their key; one
+   * already under its name is removed first (the pass replaced it).
+   * @param {string} sitePath
+   * @param {{ key: string, length: number, mtimeMs: number, role: SiteFile['role'] }} what
+   * @param {Omit<PendingParse, 'epoch'> | null} parse null: the pass did not parse it; else for a page its charset and
+   *   byte order mark, for a style sheet its fallback charset
+   */
+  addReplayed(sitePath, { key, length, mtimeMs, role }, parse) {
+    if (this.files.has(sitePath)) this.remove(sitePath);
+    const file = new SiteFile(sitePath, null, 0, mtimeMs);
+    file.outputKey = key;
+    file.outputLength = length;
+    file.role = role;
+    // Parsed right after it was added, before the pass's next file was: its own addition (logged by addEntry, as
+    // there is now an unparsed file) is the last change it sees.
+    if (parse && role !== 'asset') this.unparsed.set(file, { epoch: this.indexChanges.length + 1, ...parse });
+    this.addEntry(file);
+  }
+
+  /**
+   * Changes a file's role as a replayed pass did; a file still unparsed is
+   * parsed first, in the role it was written in.
+   * @param {string} sitePath
+   * @param {SiteFile['role']} role
+   */
+  async setRoleReplayed(sitePath, role) {
+    const file = this.get(sitePath);
+    const pending = this.unparsed.get(file);
+    if (pending) {
+      await this.parsePendingFile(file, pending, this.indexAt(pending.epoch));
+      this.unparsed.delete(file);
+    }
+    file.role = role;
+  }
+
+  /**
+   * Parses the pages and style sheets replayed passes wrote (writeReplayed),
+   * each against the files there were when it was written: before a pass
+   * runs, and before the build's summary. A page is taken from the cache's
+   * findings when it has them, without its bytes.
+   */
+  async parsePending() {
+    if (!this.unparsed.size) return;
+    const waiting = [...this.unparsed].filter(([file]) => this.files.get(file.path) === file);
+    /** @type {Map<number, import('./resolve.js').SiteIndex>} */
+    const views = new Map();
+    const indexAt = (/** @type {number} */ epoch) => {
+      const view = views.get(epoch) ?? this.indexAt(epoch);
+      views.set(epoch, view);
+      return view;
+    };
+    const pages = waiting.filter(([file]) => file.role === 'page');
+    await forEachOrdered(pages, ([file, pending]) => this.readPending(file, pending), async (read, [file, pending]) => {
+      if (read && 'found' in read) this.applyPage(file, read, indexAt(pending.epoch));
+      else this.applyParse(file, read, undefined, indexAt(pending.epoch));
+    });
+    for (const [file, pending] of waiting) if (file.role === 'stylesheet') await this.parsePendingFile(file, pending, indexAt(pending.epoch));
+    this.unparsed.clear();
+    this.indexChanges = [];
+  }
+
+  /**
+   * @param {SiteFile} file
+   * @param {PendingParse} pending
+   * @param {import('./resolve.js').SiteIndex} index
+   */
+  async parsePendingFile(file, pending, index) {
+    const read = await this.readPending(file, pending);
+    if (read && 'found' in read) this.applyPage(file, read, index);
+    else this.applyParse(file, read, pending.charset, index);
+  }
+
+  /**
+   * @param {SiteFile} file
+   * @param {PendingParse} pending
+   * @returns {Promise<ParsedPage | ReadForParse>}
+   */
+  async readPending(file, { charset, bomLength }) {
+    if (file.role === 'page' && charset !== undefined && bomLength !== undefined) {
+      const found = await this.knownFindings(/** @type {string} */ (file.outputKey), charset, bomLength, false);
+      if (found) return { charset, bomLength, found };
+    }
+    return this.readForParse(file, this.pagesWorthThePool);
+  }
+
+  /**
+   * The files there were when indexChanges had `epoch` entries: the site's
+   * files now, with the changes since undone.
+   * @param {number} epoch
+   * @returns {import('./resolve.js').SiteIndex}
+   */
+  indexAt(epoch) {
+    if (epoch >= this.indexChanges.length) return this.index;
+    /** @type {Map<string, boolean>} each path changed since, and whether it was a file then */
+    const was = new Map();
+    for (let i = epoch; i < this.indexChanges.length; i++) {
+      const { path: sitePath, op } = this.indexChanges[i];
+      if (!was.has(sitePath)) was.set(sitePath, op === 'remove');
+    }
+    /** @type {Map<string, Map<string, boolean>>} the same by directory and name */
+    const byDirectory = new Map();
+    for (const [sitePath, wasFile] of was) {
+      const dir = path.posix.dirname(sitePath) === '.' ? '' : path.posix.dirname(sitePath);
+      const names = byDirectory.get(dir) ?? byDirectory.set(dir, new Map()).get(dir);
+      /** @type {Map<string, boolean>} */ (names).set(path.posix.basename(sitePath), wasFile);
+    }
+    return {
+      ...this.index,
+      isFile: (p) => was.get(p) ?? this.files.has(p),
+      filesIn: (dir) => {
+        const changed = byDirectory.get(dir);
+        if (!changed) return this.index.filesIn(dir);
+        const names = this.index.filesIn(dir).filter((name) => !changed.has(name));
+        for (const [name, wasFile] of changed) if (wasFile) names.push(name);
+        return names;
+      },
+    };
+  }
+
+  /**
    * The key of a file's current bytes in the byte store (their SHA-256), or
    * null for an input file that was not read.
    * @param {SiteFile} file
@@ -671,6 +848,8 @@ export class Site {
   /** @param {string} sitePath */
   remove(sitePath) {
     this.files.delete(sitePath);
+    this.resolutions.delete(this.index);
+    if (this.unparsed.size) this.indexChanges.push({ path: sitePath, op: 'remove' });
     const dir = path.posix.dirname(sitePath) === '.' ? '' : path.posix.dirname(sitePath);
     const names = this.filesByDirectory.get(dir);
     if (names) this.filesByDirectory.set(dir, names.filter((n) => n !== path.posix.basename(sitePath)));
@@ -715,7 +894,7 @@ export class Site {
       }
       this.setOutput(file, after);
       file.references = moved;
-      await this.rememberFindings(file, after);
+      await this.rememberFindings(file);
       await this.bytes.settle();
     }
     return [...bySource.keys()];
@@ -776,6 +955,27 @@ export class Site {
       if (url === undefined) return /** @type {Reference} */ ({ ...ref, ...next });
       return this.resolve(file, next);
     });
+  }
+}
+
+/**
+ * The first bytes of an input file, as many as checkFiles looks at; null when it cannot be read.
+ * @param {SiteFile} file
+ * @returns {Promise<Buffer | null>}
+ */
+async function headOf(file) {
+  if (file.size === 0) return Buffer.alloc(0);
+  try {
+    const handle = await fs.open(/** @type {string} */ (file.absPath), 'r');
+    try {
+      const want = Math.min(file.size, headBytesFor(file));
+      const { buffer, bytesRead } = await handle.read(Buffer.alloc(want), 0, want, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return null;
   }
 }
 
