@@ -97,21 +97,6 @@ const READ_HEAP_MB = 64;
  */
 export async function build(options) {
   const started = Date.now();
-  try {
-    return await buildSite(options, { started, replay: true });
-  } catch (error) {
-    // Rare (the cache was trimmed or damaged by another build meanwhile): what was written is written again.
-    if (!(error instanceof ReplayBytesLost)) throw error;
-    return buildSite(options, { started, replay: false, lost: error.message });
-  }
-}
-
-/**
- * @param {BuildOptions} options
- * @param {{ started: number, replay: boolean, lost?: string }} how replay: passes may be replayed from the cache;
- *   lost: why an earlier attempt could not replay
- */
-async function buildSite(options, { started, replay: mayReplay, lost }) {
   const available = options.passes ?? PASSES;
   for (const pass of available) checkPass(pass);
   checkOptions(/** @type {Record<string, unknown>} */ (options), available, { where: 'build options', extra: RUN_OPTIONS });
@@ -120,8 +105,26 @@ async function buildSite(options, { started, replay: mayReplay, lost }) {
   const passes = selectPasses(available, /** @type {Record<string, unknown>} */ (options));
   const outputProblem = await folderProblem(path.resolve(options.output));
   if (outputProblem) throw new UserError(`build options: output ${options.output}: ${outputProblem}`);
-  const threads = options.threads ?? os.availableParallelism();
   const plan = await prepareOutput(options.input, options.output, { force: options.force });
+  try {
+    return await buildSite(options, passes, plan, { started, replay: true });
+  } catch (error) {
+    // Rare (another build sharing the cache trimmed or damaged it meanwhile): into the same output, whatever this
+    // attempt wrote of it.
+    if (!(error instanceof ReplayBytesLost)) throw error;
+    return buildSite(options, passes, plan, { started, replay: false, lost: error.message });
+  }
+}
+
+/**
+ * @param {BuildOptions} options
+ * @param {Pass[]} passes the passes selected
+ * @param {import('./output.js').OutputPlan} plan
+ * @param {{ started: number, replay: boolean, lost?: string }} how replay: passes may be replayed from the cache;
+ *   lost: why an earlier attempt could not replay
+ */
+async function buildSite(options, passes, plan, { started, replay: mayReplay, lost }) {
+  const threads = options.threads ?? os.availableParallelism();
   const progress = options.onProgress ?? (() => {});
   progress({ phase: 'read', message: `reading ${options.input}` });
   // The marker of an earlier build is pagediet's, not the site's: building an output again must not copy or compress it.

@@ -104,11 +104,15 @@ export class ResultCache {
   }
 
   /**
-   * Whether an entry is stored (it may still turn out damaged when read).
+   * Whether an entry is stored (it may still turn out damaged when read); one
+   * that is counts as used, as when read: the build asks because it will read it.
    * @param {string} key
    */
   has(key) {
-    return existsSync(this.fileOf(key));
+    const file = this.fileOf(key);
+    if (!existsSync(file)) return false;
+    this.touch(file);
+    return true;
   }
 
   /**
