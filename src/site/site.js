@@ -186,13 +186,19 @@ export class Site {
     this.warnings = [];
     /** Files the build writes beside the site but that are not part of it (server configs), by absolute path. @type {Map<string, Buffer>} */
     this.artifacts = new Map();
-    /** @type {Map<string, string[]>} file names by directory, for extensionless lookup */
+    /** File names by directory, for extensionless lookup: sets, as a pass may remove 10,000 files of one directory. @type {Map<string, Set<string>>} */
     this.filesByDirectory = new Map();
+    /** The same as arrays, made when resolution asks for a directory's. @type {Map<string, string[]>} */
+    this.fileListsByDirectory = new Map();
     /** @type {import('./resolve.js').SiteIndex} */
     this.index = {
       isFile: (p) => this.files.has(p),
       isDirectory: (p) => this.directories.has(p),
-      filesIn: (dir) => this.filesByDirectory.get(dir) ?? [],
+      filesIn: (dir) => {
+        let list = this.fileListsByDirectory.get(dir);
+        if (!list) this.fileListsByDirectory.set(dir, (list = [...(this.filesByDirectory.get(dir) ?? [])]));
+        return list;
+      },
       isOutside: (p) => this.skipped.get(p)?.reason === 'outside-root',
     };
   }
@@ -242,9 +248,10 @@ export class Site {
     this.resolutions.delete(this.index);
     if (this.unparsed.size) this.indexChanges.push({ path: file.path, op: 'add' });
     const dir = path.posix.dirname(file.path) === '.' ? '' : path.posix.dirname(file.path);
-    const names = this.filesByDirectory.get(dir) ?? [];
-    names.push(path.posix.basename(file.path));
+    const names = this.filesByDirectory.get(dir) ?? new Set();
+    names.add(path.posix.basename(file.path));
     this.filesByDirectory.set(dir, names);
+    this.fileListsByDirectory.delete(dir);
   }
 
   /** Parses every page, then every style sheet (by extension or because a page links it as one). */
@@ -851,8 +858,8 @@ export class Site {
     this.resolutions.delete(this.index);
     if (this.unparsed.size) this.indexChanges.push({ path: sitePath, op: 'remove' });
     const dir = path.posix.dirname(sitePath) === '.' ? '' : path.posix.dirname(sitePath);
-    const names = this.filesByDirectory.get(dir);
-    if (names) this.filesByDirectory.set(dir, names.filter((n) => n !== path.posix.basename(sitePath)));
+    this.filesByDirectory.get(dir)?.delete(path.posix.basename(sitePath));
+    this.fileListsByDirectory.delete(dir);
   }
 
   newestMtime() {
