@@ -384,26 +384,23 @@ export class Site {
    * @returns {Promise<PageFindings>}
    */
   async pageFindings(bytes, key, charset, bomLength, withRepairs, elsewhere = false) {
-    const known = await this.knownFindings(key, charset, bomLength, withRepairs);
+    const cache = this.options.cache;
+    const entry = cache ? await this.findingsKey(key, charset, bomLength, withRepairs) : '';
+    const known = cache ? await this.knownFindings(entry) : undefined;
     if (known) return known;
     const options = { charset, bomLength, withRepairs };
     const findings = elsewhere && this.options.findInPage ? await this.options.findInPage(bytes, options) : findInPage({ bytes, options });
-    await this.options.cache?.set(await this.findingsKey(key, charset, bomLength, withRepairs), findings);
+    await cache?.set(entry, findings);
     return findings;
   }
 
   /**
    * What parsing a page's bytes found in an earlier build, if the cache has it.
-   * @param {string} key the bytes' key in the byte store (their SHA-256)
-   * @param {string} charset
-   * @param {number} bomLength
-   * @param {boolean} withRepairs
+   * @param {string} entry its cache key (findingsKey)
    * @returns {Promise<PageFindings | undefined>}
    */
-  async knownFindings(key, charset, bomLength, withRepairs) {
-    const cache = this.options.cache;
-    if (!cache) return undefined;
-    const known = /** @type {PageFindings | undefined} */ (await cache.get(await this.findingsKey(key, charset, bomLength, withRepairs)));
+  async knownFindings(entry) {
+    const known = /** @type {PageFindings | undefined} */ (await this.options.cache?.get(entry));
     return known && Array.isArray(known.references) ? known : undefined;
   }
 
@@ -798,7 +795,7 @@ export class Site {
    */
   async readPending(file, { charset, bomLength }) {
     if (file.role === 'page' && charset !== undefined && bomLength !== undefined) {
-      const found = await this.knownFindings(/** @type {string} */ (file.outputKey), charset, bomLength, false);
+      const found = await this.knownFindings(await this.findingsKey(/** @type {string} */ (file.outputKey), charset, bomLength, false));
       if (found) return { charset, bomLength, found };
     }
     return this.readForParse(file, this.pagesWorthThePool);
