@@ -33,11 +33,12 @@ describe('reference table', () => {
     expect(again.at(4)).toEqual(refs[4]);
     expect(again.at(2)).toEqual(refs[2]);
     // Shared fields are stored once per distinct combination, offsets as 16-bit distances: 19 bytes a reference,
-    // and an image choice only for the references that have one.
+    // and an image choice as a 16-bit distance before the start (0xffff: none).
     expect(table.forms.length / 11).toBe(5);
     expect(table.narrow).toBe(true);
     expect(table.urls.byteLength + table.starts.byteLength + table.form.byteLength + table.offsets.byteLength).toBe(5 * 19);
-    expect([...table.choices]).toEqual([[1, 21], [2, 21]]);
+    expect([...(table.choices ?? [])]).toEqual([0xffff, 30 - 21, 24 - 21, 0xffff, 0xffff]);
+    expect(table.fits).toBe(null);
   });
 
   it('keeps offsets that do not fit 16-bit distances, and more than 256 combinations of shared fields', () => {
@@ -53,6 +54,21 @@ describe('reference table', () => {
     expect(table.toArray()).toEqual(refs);
     expect(table.at(0).tagEnd).toBe(70_010);
     expect(table.at(300)).toEqual({ source: 'a.html', kind: 'anchor', url: 'p299.html', start: 399, end: 405, status: 'missing', note: 'note 299' });
+  });
+
+  it('keeps image choices too far before their reference (or after it) as they are, and none at all for a document without', () => {
+    /** @type {import('../src/site/site.js').Reference[]} */
+    const refs = [
+      { source: 'a.html', kind: 'img', url: 'a.gif', start: 70_010, end: 70_015, element: 'img', attribute: 'src', choice: 5, status: 'ok', target: 'a.gif', via: 'exact' },
+      { source: 'a.html', kind: 'img', url: 'b.gif', start: 80_000, end: 80_005, element: 'img', attribute: 'src', status: 'ok', target: 'b.gif', via: 'exact' },
+      { source: 'a.html', kind: 'img', url: 'c.gif', start: 90_000, end: 90_005, element: 'img', attribute: 'src', choice: 90_001, status: 'ok', target: 'c.gif', via: 'exact' },
+    ];
+    const table = new ReferenceTable(refs, new StringTable());
+    expect(table.choices).toEqual(Int32Array.from([5, -1, 90_001]));
+    expect(table.toArray()).toEqual(refs);
+    const plain = new ReferenceTable(refs.map(({ choice, ...ref }) => ref), new StringTable());
+    expect(plain.choices).toBe(null);
+    expect(plain.at(0)).not.toHaveProperty('choice');
   });
 
   it('is what a site keeps for each document, and what passes get back', async () => {
