@@ -3,11 +3,13 @@
  * of its pages): what `pagediet configs` prints and what a build writes
  * beside its output, into `<output>-configs/`.
  */
+import { isAscii } from 'node:buffer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from '../errors.js';
 import { detectHtmlCharset } from '../site/charset.js';
 import { isInside, realish, walkSite } from '../site/walk.js';
+import { forEachOrdered } from '../util/ordered.js';
 import { apacheConfig } from './apache.js';
 import { caddyConfig } from './caddy.js';
 import { h2oConfig } from './h2o.js';
@@ -67,7 +69,7 @@ export function allConfigs(site) {
  * @param {Uint8Array} bytes
  */
 export function pageCharset(bytes) {
-  return bytes.every((b) => b < 0x80) ? 'utf-8' : detectHtmlCharset(bytes).charset;
+  return isAscii(bytes) ? 'utf-8' : detectHtmlCharset(bytes).charset;
 }
 
 /**
@@ -82,7 +84,9 @@ export async function readSiteFiles(dir) {
   const root = await fs.realpath(dir);
   const walked = await walkSite(root);
   const files = walked.files.map((f) => f.path);
-  const pageCharsets = await Promise.all(files.filter(isPage).map(async (f) => pageCharset(await fs.readFile(path.join(root, f)))));
+  /** @type {string[]} */
+  const pageCharsets = [];
+  await forEachOrdered(files.filter(isPage), async (f) => pageCharset(await fs.readFile(path.join(root, f))), (charset) => { pageCharsets.push(charset); });
   return { root, files, pageCharsets };
 }
 
@@ -118,11 +122,12 @@ export async function writeBuildConfigs(site, where) {
   const stats = await fs.stat(dir).catch(() => null);
   if (stats && !stats.isDirectory()) throw new UserError(`the server configs' folder ${dir} exists and is not a folder: name another with configs, or configs: false`, { cli: `the server configs' folder ${dir} exists and is not a folder: name another with --configs <dir>, or --no-configs` });
   const files = [...site.files.keys()];
+  /** @type {string[]} */
   const pageCharsets = [];
-  for (const f of files.filter(isPage)) {
+  await forEachOrdered(files.filter(isPage), async (f) => {
     const bytes = await site.read(f).catch(() => null);
-    if (bytes) pageCharsets.push(pageCharset(bytes));
-  }
+    return bytes && pageCharset(bytes);
+  }, (charset) => { if (charset) pageCharsets.push(charset); });
   const configs = allConfigs({ files, root: where.outputDir, pageCharsets });
   /** @type {string[]} */
   const written = [];
