@@ -11,7 +11,7 @@ import { Site } from './site/site.js';
 import { MARKER, prepareOutput, writeOutput } from './output.js';
 import { PASSES, passCode } from './passes/index.js';
 import { UserError } from './errors.js';
-import { bytesPerPage, requestsPerPage } from './requests.js';
+import { pageWeights } from './requests.js';
 import { summarize } from './summary.js';
 import { JobStopped, WorkerPool } from './util/pool.js';
 import { findInPage } from './site/page-findings.js';
@@ -152,8 +152,7 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
       progress({ phase: 'read', message: `shard ${options.shard.index}/${options.shard.count}: ${slice.size} files` });
     }
     const inputBytes = totalBytes(site);
-    const requestsBefore = requestsPerPage(site);
-    const pageBytesBefore = bytesPerPage(site);
+    const { requests: requestsBefore, bytes: pageBytesBefore } = pageWeights(site);
 
     const work = { jobs: 0, cacheHits: 0, passesReplayed: 0 };
     /** @type {PassContext['compute']} */

@@ -28,27 +28,21 @@ export function pageRequests(site, pagePath) {
 }
 
 /**
+ * What showing each page costs: how many requests (the page and every
+ * subresource it loads, each once) and how many bytes they carry (output
+ * bytes: what a pass wrote, or the input's). One walk of the graph gives both.
  * @param {import('./site/site.js').Site} site
- * @returns {Record<string, number>} requests per page
+ * @returns {{ requests: Record<string, number>, bytes: Record<string, number> }} by page
  */
-export function requestsPerPage(site) {
+export function pageWeights(site) {
   /** @type {Record<string, number>} */
-  const counts = {};
-  for (const page of site.pages) counts[page.path] = pageRequests(site, page.path).length;
-  return counts;
-}
-
-/**
- * What each page weighs: the bytes of the page and of every subresource it
- * loads, each once (output bytes: what a pass wrote, or the input's).
- * @param {import('./site/site.js').Site} site
- * @returns {Record<string, number>} bytes per page
- */
-export function bytesPerPage(site) {
+  const requests = {};
   /** @type {Record<string, number>} */
   const bytes = {};
   for (const page of site.pages) {
-    bytes[page.path] = pageRequests(site, page.path).reduce((sum, p) => sum + (site.files.get(p)?.outputSize ?? 0), 0);
+    const fetched = pageRequests(site, page.path);
+    requests[page.path] = fetched.length;
+    bytes[page.path] = fetched.reduce((sum, p) => sum + (site.files.get(p)?.outputSize ?? 0), 0);
   }
-  return bytes;
+  return { requests, bytes };
 }

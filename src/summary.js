@@ -2,7 +2,7 @@
  * The build summary: what `build --json` prints and `optimize()` returns.
  */
 import { readFileSync } from 'node:fs';
-import { bytesPerPage, requestsPerPage } from './requests.js';
+import { pageWeights } from './requests.js';
 import { REFERENCE_KINDS } from './site/reference-kinds.js';
 import { messageCode } from './messages.js';
 import { SIDECAR_EXTENSIONS } from './compress/encodings.js';
@@ -97,8 +97,7 @@ export function summarize(site, run) {
     }
   }
   const listed = all ?? unresolved;
-  const requestsAfter = requestsPerPage(site);
-  const pageBytesAfter = bytesPerPage(site);
+  const { requests: requestsAfter, bytes: pageBytesAfter } = pageWeights(site);
   const pageBytesBefore = run.pageBytesBefore ?? pageBytesAfter;
   const bytesOut = files.reduce((sum, f) => sum + f.outputSize, 0);
   const sum = (/** @type {Record<string, number>} */ m) => Object.values(m).reduce((a, b) => a + b, 0);
