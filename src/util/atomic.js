@@ -10,10 +10,13 @@ import crypto from 'node:crypto';
 /** Every temporary name ends so, so that leftovers of a killed run can be found and removed. */
 export const TEMP_SUFFIX = '.pagediet-tmp';
 
+/** This process's part of temporary names: its pid, and a random part should an earlier process have had the same. */
+const PROCESS_TOKEN = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+let tempCount = 0;
+
 /** @param {string} destination */
 function tempNameFor(destination) {
-  const token = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-  return path.join(path.dirname(destination), `.${path.basename(destination)}.${token}${TEMP_SUFFIX}`);
+  return path.join(path.dirname(destination), `.${path.basename(destination)}.${PROCESS_TOKEN}-${(tempCount++).toString(36)}${TEMP_SUFFIX}`);
 }
 
 /**
