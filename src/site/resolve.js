@@ -20,7 +20,7 @@ import path from 'node:path';
  * @typedef {object} SiteIndex what resolution needs to know of the site's files
  * @property {(p: string) => boolean} isFile
  * @property {(p: string) => boolean} isDirectory
- * @property {(dir: string) => string[]} filesIn names of the files directly in dir ('' is the root)
+ * @property {(dir: string) => Iterable<string>} filesIn names of the files directly in dir ('' is the root)
  * @property {(p: string) => boolean} isOutside a symlink in the site that points outside its root
  *
  * @typedef {object} ResolveOptions
@@ -147,7 +147,9 @@ function findByName(target, index, prefer) {
   const join = (/** @type {string} */ f) => (dir ? `${dir}/${f}` : f);
   if (!name.includes('.')) {
     // In name order: the answer must not depend on the order files joined the site (pass replay rebuilds it otherwise).
-    const matches = files.filter((f) => f.startsWith(`${name}.`) && !f.slice(name.length + 1).includes('.')).sort();
+    const matches = [];
+    for (const f of files) if (f.startsWith(`${name}.`) && !f.slice(name.length + 1).includes('.')) matches.push(f);
+    matches.sort();
     if (matches.length === 1) return { status: 'ok', path: join(matches[0]), via: 'extensionless' };
     if (matches.length > 1) {
       for (const ext of prefer) {
@@ -158,7 +160,9 @@ function findByName(target, index, prefer) {
     }
   }
   const lower = name.toLowerCase();
-  const caseOnly = files.filter((f) => f.toLowerCase() === lower).sort()[0];
+  /** @type {string | undefined} the first in name order */
+  let caseOnly;
+  for (const f of files) if (f.toLowerCase() === lower && (caseOnly === undefined || f < caseOnly)) caseOnly = f;
   if (caseOnly) return { status: 'missing', note: `differs only in case from ${join(caseOnly)}` };
   return { status: 'missing' };
 }

@@ -188,17 +188,11 @@ export class Site {
     this.artifacts = new Map();
     /** File names by directory, for extensionless lookup: sets, as a pass may remove 10,000 files of one directory. @type {Map<string, Set<string>>} */
     this.filesByDirectory = new Map();
-    /** The same as arrays, made when resolution asks for a directory's. @type {Map<string, string[]>} */
-    this.fileListsByDirectory = new Map();
     /** @type {import('./resolve.js').SiteIndex} */
     this.index = {
       isFile: (p) => this.files.has(p),
       isDirectory: (p) => this.directories.has(p),
-      filesIn: (dir) => {
-        let list = this.fileListsByDirectory.get(dir);
-        if (!list) this.fileListsByDirectory.set(dir, (list = [...(this.filesByDirectory.get(dir) ?? [])]));
-        return list;
-      },
+      filesIn: (dir) => this.filesByDirectory.get(dir) ?? [],
       isOutside: (p) => this.skipped.get(p)?.reason === 'outside-root',
     };
   }
@@ -251,7 +245,6 @@ export class Site {
     const names = this.filesByDirectory.get(dir) ?? new Set();
     names.add(path.posix.basename(file.path));
     this.filesByDirectory.set(dir, names);
-    this.fileListsByDirectory.delete(dir);
   }
 
   /** Parses every page, then every style sheet (by extension or because a page links it as one). */
@@ -795,7 +788,7 @@ export class Site {
    */
   async readPending(file, { charset, bomLength }) {
     if (file.role === 'page' && charset !== undefined && bomLength !== undefined) {
-      const found = await this.knownFindings(await this.findingsKey(/** @type {string} */ (file.outputKey), charset, bomLength, false));
+      const found = this.options.cache && await this.knownFindings(await this.findingsKey(/** @type {string} */ (file.outputKey), charset, bomLength, false));
       if (found) return { charset, bomLength, found };
     }
     return this.readForParse(file, this.pagesWorthThePool);
@@ -828,7 +821,7 @@ export class Site {
       filesIn: (dir) => {
         const changed = byDirectory.get(dir);
         if (!changed) return this.index.filesIn(dir);
-        const names = this.index.filesIn(dir).filter((name) => !changed.has(name));
+        const names = [...this.index.filesIn(dir)].filter((name) => !changed.has(name));
         for (const [name, wasFile] of changed) if (wasFile) names.push(name);
         return names;
       },
@@ -856,7 +849,6 @@ export class Site {
     if (this.unparsed.size) this.indexChanges.push({ path: sitePath, op: 'remove' });
     const dir = path.posix.dirname(sitePath) === '.' ? '' : path.posix.dirname(sitePath);
     this.filesByDirectory.get(dir)?.delete(path.posix.basename(sitePath));
-    this.fileListsByDirectory.delete(dir);
   }
 
   newestMtime() {
