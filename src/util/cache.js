@@ -241,8 +241,8 @@ export class ResultCache {
     const inUse = this.openedMs - 1000;
     for (const entry of entries) {
       if (total <= this.limit || entry.used >= inUse) break;
-      // Synchronous too: the first build after a cold one removes tens of thousands of entries (the pages as each
-      // pass left them), and fs.rm took 260 µs an entry, unlinkSync 23.
+      // Synchronous too: the first build after a cold one removes tens of thousands of entries (the cold build's
+      // job results, which replayed passes do not read), and fs.rm took 260 µs an entry, unlinkSync 23.
       try {
         unlinkSync(entry.file);
       } catch {
