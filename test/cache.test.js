@@ -1,8 +1,10 @@
 // The persistent cache: keyed by job, options, input bytes and version;
 // damaged entries are ignored and written again.
+import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { ResultCache, cacheKey } from '../src/util/cache.js';
@@ -108,6 +110,26 @@ describe('persistent cache', () => {
     expect(third.files).toEqual(first.files);
   }, 120_000);
 
+  it('is trimmed after a build to --cache-limit, keeping what that build used and as much again', async () => {
+    const cacheDir = await tempDir('pagediet-cache-');
+    await buildOnce(await site(), cacheDir);
+    const dayAgo = new Date(Date.now() - 86_400_000);
+    for (const file of await entries(cacheDir)) await fs.utimes(file, dayAgo, dayAgo);
+    const before = new Set(await entries(cacheDir));
+    const sizes = async (/** @type {string[]} */ files) => (await Promise.all(files.map((f) => fs.stat(f)))).reduce((sum, st) => sum + st.size, 0);
+    // Another site, a page alone: what it uses is small beside the first site's image results.
+    const other = await writeTree(await tempDir(), { 'index.html': '<p>other' });
+    await buildOnce(other, cacheDir);
+    const kept = await entries(cacheDir);
+    expect(kept.filter((f) => before.has(f)).length).toBe(before.size);
+    await buildOnce(other, cacheDir, { cacheLimit: 0 });
+    const left = await entries(cacheDir);
+    const used = left.filter((f) => !before.has(f));
+    expect(used.length).toBe(kept.length - before.size);
+    expect(await sizes(left)).toBeLessThanOrEqual(2 * (await sizes(used)));
+    expect(left.length).toBeLessThan(kept.length);
+  }, 120_000);
+
   it('keys on the job, the options and the bytes', () => {
     const bytes = Buffer.from('abc');
     const key = cacheKey('gifToPng', { a: 1 }, [bytes], 'code');
@@ -166,31 +188,38 @@ describe('persistent cache', () => {
     expect(await touched()).toBe(300);
   });
 
-  it('is trimmed to its limit least recently used first, but never of what the build that trims it used', async () => {
+  it('is trimmed to its limit or twice what the build used, least recently used first, never of what that build used', async () => {
     const dir = await tempDir('pagediet-cache-');
     const earlier = new ResultCache({ dir });
-    const keys = ['a', 'b', 'c'].map((k) => cacheKey('j', { k }, [Buffer.from(k)], 'code'));
+    const keys = ['a', 'b', 'c', 'd'].map((k) => cacheKey('j', { k }, [Buffer.from(k)], 'code'));
     for (const key of keys) await earlier.set(key, Buffer.alloc(1000, 1));
     // Used by builds a day ago, a first.
     const dayAgo = Date.now() - 86_400_000;
     for (const [i, key] of keys.entries()) await fs.utimes(earlier.fileOf(key), new Date(dayAgo + i * 1000), new Date(dayAgo + i * 1000));
+    // An entry's size on disk: its payload and a header of the same length for every entry.
+    const header = (await fs.stat(earlier.fileOf(keys[0]))).size - 1000 - v8.serialize(Buffer.alloc(0)).length;
 
-    const cache = new ResultCache({ dir, limit: 2500 });
+    const cache = new ResultCache({ dir, limit: 1000 });
     const written = cacheKey('j', { k: 'new' }, [Buffer.from('new')], 'code');
-    await cache.set(written, Buffer.alloc(3000, 2));
-    expect(await cache.get(keys[2])).toEqual(Buffer.alloc(1000, 1));
-    // Over the limit by what this build wrote and read: only the entries it did not use go, the oldest first.
-    expect(await cache.trim()).toBe(2);
-    expect(await cache.get(keys[0])).toBeUndefined();
-    expect(await cache.get(keys[1])).toBeUndefined();
-    expect(await cache.get(keys[2])).toEqual(Buffer.alloc(1000, 1));
-    expect(await cache.get(written)).toEqual(Buffer.alloc(3000, 2));
+    await cache.set(written, Buffer.alloc(1500, 2));
+    expect(await cache.get(keys[3])).toEqual(Buffer.alloc(1000, 1));
+    // This build used d and what it wrote (2,500 B and two headers): the cache keeps twice that, so of the
+    // 5,500 B (and five headers) only a, the oldest, goes; never d or the new entry, though each is over the limit.
+    expect(header).toBeGreaterThan(0);
+    expect(await cache.trim()).toBe(1);
+    expect([...keys, written].map((key) => existsSync(cache.fileOf(key)))).toEqual([false, true, true, true, true]);
     // As a build does at its end.
     await cache.settle();
+    // A limit above the cache's size keeps everything.
+    expect(await new ResultCache({ dir, limit: 10_000 }).trim()).toBe(0);
 
-    // The next build, which uses none of them, trims to the limit: the 3000 B entry alone is over it, and goes too.
+    // The next build, which uses none of them, trims to the limit, the least recently used first: b, c, then d;
+    // the new entry alone is under the 2,500 B limit.
     const next = new ResultCache({ dir, limit: 2500 });
     next.openedMs += 5000;
-    expect(await next.trim()).toBe(2);
+    await fs.utimes(cache.fileOf(written), new Date(Date.now() + 1000), new Date(Date.now() + 1000));
+    expect(await next.trim()).toBe(3);
+    expect(existsSync(cache.fileOf(written))).toBe(true);
+    expect(keys.map((key) => existsSync(cache.fileOf(key)))).toEqual([false, false, false, false]);
   });
 });

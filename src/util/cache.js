@@ -4,8 +4,10 @@
  * (the job, its input bytes, its options and pagediet's version), so a second
  * build of an unchanged site redoes nothing. Entries are written atomically,
  * so two builds sharing a cache never see half an entry, and the cache is
- * trimmed to a size limit, least recently used first, keeping whatever the
- * build that trims it used.
+ * trimmed, least recently used first, to a size limit or to twice what the
+ * build that trims it used, whichever is larger: that build's entries all
+ * stay, and as many bytes again of older ones (the job results a cold build
+ * made, which a replayed build does not read and a partial rebuild does).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
@@ -15,8 +17,10 @@ import path from 'node:path';
 import v8 from 'node:v8';
 import { writeFileAtomic } from './atomic.js';
 
-/** Default bound on the cache's size on disk. */
+/** Default bound on the cache's size on disk, below which nothing is trimmed. */
 export const DEFAULT_CACHE_LIMIT = 512 * 1024 * 1024;
+/** The cache keeps up to this many times what the build that trims it used. */
+const KEPT_PER_BYTE_USED = 2;
 
 /**
  * Where the cache lives unless told: PAGEDIET_CACHE_DIR, else
@@ -200,9 +204,12 @@ export class ResultCache {
 
   /**
    * Removes the least recently used entries until the cache is under its
-   * limit, never one this cache has read or written since it was opened: a
-   * build whose results outgrow the limit (10,000 pages made 1.7 GB) keeps
-   * them all, so building the same site again finds every one.
+   * limit or twice what this cache has read or written since it was opened,
+   * whichever is larger, and never one of those: a build whose results
+   * outgrow the limit (a warm build of 10,000 pages used 2.9 GB) keeps them
+   * all, so building the same site again finds every one, and keeps as much
+   * again of older entries, so the cold build's job results (1.6 GB more)
+   * are there when a few pages change.
    * @returns {Promise<number>} entries removed
    */
   async trim() {
@@ -210,6 +217,9 @@ export class ResultCache {
     /** @type {{ file: string, size: number, used: number }[]} */
     const entries = [];
     let total = 0;
+    let used = 0;
+    // File times can lag the clock by a tick: a second of margin.
+    const inUse = this.openedMs - 1000;
     let shards;
     try {
       shards = await fs.readdir(this.dir);
@@ -232,15 +242,15 @@ export class ResultCache {
         if (!stat) continue;
         entries.push({ file, size: stat.size, used: stat.mtimeMs });
         total += stat.size;
+        if (stat.mtimeMs >= inUse) used += stat.size;
       }
     }
-    if (total <= this.limit) return 0;
+    const limit = Math.max(this.limit, KEPT_PER_BYTE_USED * used);
+    if (total <= limit) return 0;
     entries.sort((a, b) => a.used - b.used);
     let removed = 0;
-    // File times can lag the clock by a tick: a second of margin.
-    const inUse = this.openedMs - 1000;
     for (const entry of entries) {
-      if (total <= this.limit || entry.used >= inUse) break;
+      if (total <= limit || entry.used >= inUse) break;
       // Synchronous too: the first build after a cold one removes tens of thousands of entries (the cold build's
       // job results, which replayed passes do not read), and fs.rm took 260 µs an entry, unlinkSync 23.
       try {
