@@ -10,21 +10,37 @@ import { chosenReferences } from './site/image-choice.js';
 /**
  * @param {import('./site/site.js').Site} site
  * @param {string} pagePath
+ * @param {Map<string, string[]>} [loadsOf] each file's subresources, kept between calls on the same site model
  * @returns {string[]} site paths fetched, the page first
  */
-export function pageRequests(site, pagePath) {
+export function pageRequests(site, pagePath, loadsOf = new Map()) {
   const fetched = [pagePath];
   const seen = new Set(fetched);
   for (let i = 0; i < fetched.length; i++) {
-    const file = site.files.get(fetched[i]);
-    if (!file) continue;
-    for (const ref of chosenReferences(file.references)) {
-      if (ref.status !== 'ok' || !ref.target || !REFERENCE_KINDS[ref.kind].subresource || seen.has(ref.target)) continue;
-      seen.add(ref.target);
-      fetched.push(ref.target);
+    let loads = loadsOf.get(fetched[i]);
+    if (!loads) loadsOf.set(fetched[i], (loads = subresources(site.files.get(fetched[i]))));
+    for (const target of loads) {
+      if (seen.has(target)) continue;
+      seen.add(target);
+      fetched.push(target);
     }
   }
   return fetched;
+}
+
+/**
+ * The files a document loads itself (not those its style sheets or frames load), in byte order.
+ * @param {import('./site/site.js').SiteFile | undefined} file
+ * @returns {string[]}
+ */
+function subresources(file) {
+  /** @type {string[]} */
+  const loads = [];
+  if (!file) return loads;
+  for (const ref of chosenReferences(file.references)) {
+    if (ref.status === 'ok' && ref.target && REFERENCE_KINDS[ref.kind].subresource) loads.push(ref.target);
+  }
+  return loads;
 }
 
 /**
@@ -39,8 +55,10 @@ export function pageWeights(site) {
   const requests = {};
   /** @type {Record<string, number>} */
   const bytes = {};
+  /** @type {Map<string, string[]>} a style sheet many pages link is read once */
+  const loadsOf = new Map();
   for (const page of site.pages) {
-    const fetched = pageRequests(site, page.path);
+    const fetched = pageRequests(site, page.path, loadsOf);
     requests[page.path] = fetched.length;
     bytes[page.path] = fetched.reduce((sum, p) => sum + (site.files.get(p)?.outputSize ?? 0), 0);
   }

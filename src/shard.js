@@ -47,8 +47,9 @@ export function shardOf(sitePath, count) {
 export function shardSlice(site, shard) {
   const slice = new Set();
   const loaded = new Set();
+  const loadsOf = new Map();
   for (const page of site.pages) {
-    const requests = pageRequests(site, page.path);
+    const requests = pageRequests(site, page.path, loadsOf);
     const mine = shardOf(page.path, shard.count) === shard.index;
     for (const p of requests.slice(1)) {
       if (site.files.get(p)?.role === 'page') continue; // a frame is a page of its own shard

@@ -131,7 +131,7 @@ export function summarize(site, run) {
       path: p.path,
       charset: p.charset,
       bytes: p.outputSize,
-      references: p.references.length,
+      references: p.referenceTable?.length ?? 0,
       requestsBefore: run.requestsBefore[p.path] ?? 0,
       requestsAfter: requestsAfter[p.path] ?? 0,
       loadBytesBefore: pageBytesBefore[p.path] ?? 0,

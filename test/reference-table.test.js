@@ -27,6 +27,7 @@ describe('reference table', () => {
     }
     expect(table.toArray()).toEqual(refs);
     expect([0, 1, 2, 3, 4].map((i) => table.targetAt(i))).toEqual(['x.gif', 'y.png', 'y.avif', undefined, undefined]);
+    expect([0, 1, 2, 3, 4].map((i) => [table.kindAt(i), table.statusAt(i)])).toEqual([['img', 'ok'], ['img', 'ok'], ['picture-source', 'ok'], ['anchor', 'external'], ['background', 'missing']]);
     // Strings shared between references and tables are kept once.
     const again = new ReferenceTable(refs, strings);
     expect(strings.strings.length).toBe(1 + new Set(refs.flatMap((r) => [r.source, r.kind, r.url, r.element, r.attribute, r.status, r.target, r.via, r.note, r.type]).filter((s) => s !== undefined)).size);

@@ -193,7 +193,8 @@ function drawnImages(site, paths) {
 async function openLayouts(site, ctx, photos) {
   // Every page that shows one of the photos: in an <img>, or in a CSS background of its style sheets or its own.
   const paths = new Set(photos.map((photo) => photo.path));
-  const pages = new Set(site.pages.map((page) => page.path).filter((page) => pageRequests(site, page).some((p) => paths.has(p))));
+  const loadsOf = new Map();
+  const pages = new Set(site.pages.map((page) => page.path).filter((page) => pageRequests(site, page, loadsOf).some((p) => paths.has(p))));
   if (!pages.size) return null;
   let launched;
   try {

@@ -189,15 +189,22 @@ export function unterminatedComment(css) {
  * Loops in the graph of frames (pages in pages) and of @imports: each cycle
  * once, starting at its smallest path, in path order.
  * @param {SiteFile[]} files
- * @param {(ref: import('./site.js').Reference) => boolean} follows which references are edges
+ * @param {(kind: import('./reference-kinds.js').ReferenceKind) => boolean} follows which kinds of reference are edges
  * @returns {string[][]} each cycle's paths, the first repeated at the end
  */
 export function referenceCycles(files, follows) {
   /** @type {Map<string, string[]>} */
   const edges = new Map();
   for (const f of files) {
-    const targets = [...new Set(f.references.filter((r) => r.status === 'ok' && r.target && follows(r)).map((r) => /** @type {string} */ (r.target)))];
-    if (targets.length) edges.set(f.path, targets.sort());
+    const table = f.referenceTable;
+    if (!table) continue;
+    /** @type {Set<string>} */
+    const targets = new Set();
+    for (let i = 0; i < table.length; i++) {
+      const target = table.targetAt(i);
+      if (target && table.statusAt(i) === 'ok' && follows(table.kindAt(i))) targets.add(target);
+    }
+    if (targets.size) edges.set(f.path, [...targets].sort());
   }
   /** @type {Map<string, string[]>} key: the cycle's paths, rotated to start at the smallest */
   const cycles = new Map();

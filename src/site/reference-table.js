@@ -53,8 +53,9 @@ export class StringTable {
  * number (one byte on almost every page).
  */
 const FORM_FIELDS = /** @type {const} */ (['source', 'kind', 'element', 'attribute', 'status', 'via', 'note', 'type']);
-/** The slot of `kind` in a form. */
+/** The slots of `kind` and `status` in a form. */
 const KIND_SLOT = FORM_FIELDS.indexOf('kind');
+const STATUS_SLOT = FORM_FIELDS.indexOf('status');
 /** A form's slots: the string ids of FORM_FIELDS, then inPicture, media and overridden (0 absent, 1 false, 2 true). */
 const FORM_SIZE = FORM_FIELDS.length + 3;
 /** The order of a reference object's fields, as the site model made them. */
@@ -189,6 +190,15 @@ export class ReferenceTable {
    */
   kindAt(i) {
     return /** @type {import('./reference-kinds.js').ReferenceKind} */ (this.strings.at(this.forms[this.form[i] * FORM_SIZE + KIND_SLOT]));
+  }
+
+  /**
+   * The status of the i-th reference, without making the object.
+   * @param {number} i
+   * @returns {import('./site.js').Reference['status']}
+   */
+  statusAt(i) {
+    return /** @type {import('./site.js').Reference['status']} */ (this.strings.at(this.forms[this.form[i] * FORM_SIZE + STATUS_SLOT]));
   }
 
   /**

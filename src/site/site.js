@@ -215,10 +215,10 @@ export class Site {
     for (const f of walked.files) site.addEntry(new SiteFile(f.path, f.absPath, f.size, f.mtimeMs));
     await site.checkFiles();
     await site.parseAll();
-    for (const cycle of referenceCycles(site.pages, (r) => r.kind === 'iframe' || r.kind === 'frame')) {
+    for (const cycle of referenceCycles(site.pages, (kind) => kind === 'iframe' || kind === 'frame')) {
       site.warn(cycle[0], 'frame-loop', `frames that contain each other: ${cycle.join(' → ')}; browsers stop nesting them, pagediet counts each page once`);
     }
-    for (const cycle of referenceCycles(site.stylesheets, (r) => r.kind === 'css-import')) {
+    for (const cycle of referenceCycles(site.stylesheets, (kind) => kind === 'css-import')) {
       site.warn(cycle[0], 'import-cycle', `@import cycle: ${cycle.join(' → ')}; browsers load each style sheet once`);
     }
     return site;
@@ -258,9 +258,13 @@ export class Site {
     const cssFallback = new Map();
     const queue = [...this.files.values()].filter((f) => f.role === 'stylesheet');
     const noteStylesheets = (/** @type {SiteFile} */ from) => {
-      for (const ref of from.references) {
-        if (ref.status !== 'ok' || !ref.target || (ref.kind !== 'stylesheet' && ref.kind !== 'css-import')) continue;
-        const target = /** @type {SiteFile} */ (this.files.get(ref.target));
+      const table = from.referenceTable;
+      if (!table) return;
+      for (let i = 0; i < table.length; i++) {
+        const kind = table.kindAt(i);
+        const targetPath = table.targetAt(i);
+        if ((kind !== 'stylesheet' && kind !== 'css-import') || !targetPath || table.statusAt(i) !== 'ok') continue;
+        const target = /** @type {SiteFile} */ (this.files.get(targetPath));
         if (!cssFallback.has(target.path) && from.charset) cssFallback.set(target.path, from.charset);
         if (target.role === 'asset') {
           target.role = 'stylesheet';
