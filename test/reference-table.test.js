@@ -2,11 +2,13 @@
 // of them: every reference up to SUMMARY_REFERENCE_LIMIT, the unresolved ones beyond.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ReferenceTable, StringTable } from '../src/site/reference-table.js';
+import { createRequire } from 'node:module';
+import { ReferenceTable, StringTable, isFoundTable, packFound, unpackFound } from '../src/site/reference-table.js';
 import { Site } from '../src/site/site.js';
 import { build } from '../src/pipeline.js';
 import { SUMMARY_REFERENCE_LIMIT } from '../src/summary.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
+const require = createRequire(import.meta.url);
 
 describe('reference table', () => {
   it('gives back each reference exactly, with only the fields it had', () => {
@@ -70,6 +72,65 @@ describe('reference table', () => {
     const plain = new ReferenceTable(refs.map(({ choice, ...ref }) => ref), new StringTable());
     expect(plain.choices).toBe(null);
     expect(plain.at(0)).not.toHaveProperty('choice');
+  });
+
+  it('packs found references compactly, and makes from them the table their resolved objects make (fuzz)', () => {
+    const seed = 20261126;
+    console.log(`reference-table fuzz seed ${seed}`);
+    let state = seed;
+    // mulberry32
+    const random = () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const pick = (/** @type {any[]} */ list) => list[Math.floor(random() * list.length)];
+    const maybe = (/** @type {number} */ p) => random() < p;
+    /** @param {string} kind @param {string} url @returns {import('../src/site/resolve.js').Resolution} */
+    const resolve = (kind, url) => (url.startsWith('http') ? { status: 'external' } : url.length % 3 === 0 ? { status: 'missing', note: `no ${url}` } : { status: 'ok', path: `${kind}/${url}`, via: url.length % 2 ? 'exact' : 'extensionless' });
+    const v8 = require('node:v8');
+    for (let doc = 0; doc < 200; doc++) {
+      const wide = maybe(0.2);
+      const farChoices = maybe(0.2);
+      const n = Math.floor(random() * 60);
+      /** @type {import('../src/site/html-refs.js').FoundReference[]} */
+      const found = [];
+      for (let i = 0; i < n; i++) {
+        const start = Math.floor(random() * (wide ? 3_000_000 : 60_000)) + 10;
+        /** @type {Record<string, unknown>} */
+        const ref = { kind: pick(['img', 'anchor', 'picture-source', 'background', 'stylesheet']), url: pick(['a.gif', 'b', 'http://x/', 'cc.png', 'dddd.html', '']), start, end: start + Math.floor(random() * (wide ? 100_000 : 300)) };
+        if (maybe(0.5)) Object.assign(ref, { element: pick(['img', 'source', 'a']), attribute: pick(['src', 'srcset', 'href']) });
+        if (maybe(0.3)) Object.assign(ref, { tagStart: start - Math.floor(random() * 9), tagEnd: /** @type {number} */ (ref.end) + Math.floor(random() * 40) });
+        if (maybe(0.3)) ref.inPicture = maybe(0.5);
+        if (maybe(0.4)) ref.choice = farChoices && maybe(0.5) ? start + Math.floor(random() * 100_000) : start - Math.floor(random() * 500);
+        if (maybe(0.2)) ref.type = pick(['', 'image/avif', 'image/webp']);
+        if (maybe(0.2)) ref.media = maybe(0.5);
+        if (maybe(0.1)) ref.overridden = maybe(0.5);
+        if (maybe(0.2)) ref.fit = { width: Math.floor(random() * 2000), wanted: pick([-1, 336, 640.5]) };
+        found.push(/** @type {import('../src/site/html-refs.js').FoundReference} */ (ref));
+      }
+      const packed = packFound(found);
+      expect(isFoundTable(packed)).toBe(true);
+      const unpacked = unpackFound(packed);
+      for (const [i, ref] of found.entries()) expect(Object.keys(unpacked[i]).sort()).toEqual(Object.keys(ref).sort());
+      expect(unpacked).toEqual(found);
+      const resolved = found.map((ref) => {
+        const r = resolve(ref.kind, ref.url);
+        /** @type {import('../src/site/site.js').Reference} */
+        const full = { source: 'd/a.html', ...ref, status: r.status };
+        if (r.path) full.target = r.path;
+        if (r.via) full.via = r.via;
+        if (r.note) full.note = r.note;
+        return full;
+      });
+      const expected = new ReferenceTable(resolved, new StringTable());
+      // As the cache gives it back.
+      const table = ReferenceTable.fromFound(v8.deserialize(v8.serialize(packed)), new StringTable(), 'd/a.html', resolve);
+      expect(table.toArray()).toEqual(resolved);
+      expect([table.narrow, table.choices?.constructor, table.form.constructor, table.forms.length]).toEqual([expected.narrow, expected.choices?.constructor, expected.form.constructor, expected.forms.length]);
+    }
+    expect(isFoundTable([{ kind: 'img', url: 'a.gif', start: 0, end: 5 }])).toBe(false);
   });
 
   it('is what a site keeps for each document, and what passes get back', async () => {

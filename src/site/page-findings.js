@@ -8,9 +8,10 @@
 import { DocumentView } from './document-view.js';
 import { htmlReferences } from './html-refs.js';
 import { markupRepairs } from './checks.js';
+import { packFound } from './reference-table.js';
 
 /**
- * @typedef {{ references: import('./html-refs.js').FoundReference[], baseHref: string | null, repairs: string | null }} PageFindings
+ * @typedef {{ references: import('./reference-table.js').FoundTable, baseHref: string | null, repairs: string | null }} PageFindings
  *
  * @typedef {object} PageFindingsOptions
  * @property {string} charset
@@ -25,5 +26,5 @@ import { markupRepairs } from './checks.js';
 export function findInPage({ bytes, options: { charset, bomLength, withRepairs } }) {
   const view = new DocumentView(Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), charset, bomLength);
   const found = htmlReferences(view);
-  return { references: found.references, baseHref: found.baseHref, repairs: withRepairs ? markupRepairs(view, found.root, found.parseErrors) : null };
+  return { references: packFound(found.references), baseHref: found.baseHref, repairs: withRepairs ? markupRepairs(view, found.root, found.parseErrors) : null };
 }

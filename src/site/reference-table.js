@@ -5,6 +5,9 @@
  * hundreds of references and most of its URLs are those of its neighbours:
  * as objects they cost about 250 bytes each (docs/scaling.md), here about 19.
  * Reference objects are made when a pass asks for a document's references.
+ * What a parse finds travels (from the parse workers, to and from the cache)
+ * as a FoundTable, compact the same way, from which a table is made without
+ * making the objects.
  */
 
 /** @typedef {import('./site.js').Reference} Reference */
@@ -65,6 +68,125 @@ const STRING_PLACES = STRING_ORDER.map((f) => (f === 'url' ? 0 : f === 'target' 
 /** In narrow offsets, the 16-bit value that means absent. */
 const ABSENT16 = 0xffff;
 
+/** The references a table made by fromFound starts from. @type {Reference[]} */
+const EMPTY = [];
+
+/** A boolean that may be absent, as a form keeps it: 0 absent, 1 false, 2 true. @param {boolean | undefined} value */
+function triState(value) {
+  return value === undefined ? 0 : value ? 2 : 1;
+}
+
+/** @typedef {import('./resolve.js').Resolution} Resolution */
+
+/**
+ * A document's references as parsing found them, before resolution, in the
+ * form the cache stores and the parse workers send: each distinct string
+ * once, numbers in typed arrays. Stored as objects, each reference's field
+ * names and values were serialized again, and reading them back made five
+ * million objects for a 10,000-page site's warm build.
+ * @typedef {object} FoundTable
+ * @property {number} length
+ * @property {string[]} strings the distinct strings, numbered from 1 (0: absent)
+ * @property {Uint32Array} urls each reference's URL
+ * @property {Uint32Array} forms each distinct combination of kind, element, attribute and type (string numbers)
+ *   and of the flags inPicture, media and overridden (0 absent, 1 false, 2 true: inPicture + 3 media + 9 overridden)
+ * @property {Uint32Array} form each reference's combination
+ * @property {Int32Array} numbers start, end, tagStart, tagEnd and choice of each reference (-1: absent)
+ * @property {Float64Array | null} fits width and wanted width of each reference's fit (NaN: none); null when none has one
+ */
+
+/** The slots of a FoundTable's form. */
+const FOUND_FORM_SIZE = 5;
+/** The FoundReference fields a FoundTable's form keeps as strings, in order. */
+const FOUND_FORM_FIELDS = /** @type {const} */ (['kind', 'element', 'attribute', 'type']);
+
+/**
+ * @param {import('./html-refs.js').FoundReference[]} references
+ * @returns {FoundTable}
+ */
+export function packFound(references) {
+  const n = references.length;
+  /** @type {string[]} */
+  const strings = [''];
+  /** @type {Map<string, number>} */
+  const ids = new Map();
+  const id = (/** @type {string | undefined} */ value) => {
+    if (value === undefined) return 0;
+    let found = ids.get(value);
+    if (found === undefined) {
+      found = strings.length;
+      strings.push(value);
+      ids.set(value, found);
+    }
+    return found;
+  };
+  const urls = new Uint32Array(n);
+  const form = new Uint32Array(n);
+  const numbers = new Int32Array(n * 5);
+  /** @type {Float64Array | null} */
+  let fits = null;
+  /** @type {Map<string, number>} */
+  const formIds = new Map();
+  /** @type {number[]} */
+  const forms = [];
+  for (let i = 0; i < n; i++) {
+    const ref = references[i];
+    urls[i] = id(ref.url);
+    const slots = FOUND_FORM_FIELDS.map((f) => id(ref[f]));
+    slots.push(triState(ref.inPicture) + 3 * triState(ref.media) + 9 * triState(ref.overridden));
+    const key = slots.join(',');
+    let f = formIds.get(key);
+    if (f === undefined) {
+      f = formIds.size;
+      formIds.set(key, f);
+      forms.push(...slots);
+    }
+    form[i] = f;
+    numbers.set([ref.start, ref.end, ref.tagStart ?? -1, ref.tagEnd ?? -1, ref.choice ?? -1], i * 5);
+    if (ref.fit) {
+      fits ??= new Float64Array(n * 2).fill(NaN);
+      fits[i * 2] = ref.fit.width;
+      fits[i * 2 + 1] = ref.fit.wanted;
+    }
+  }
+  return { length: n, strings, urls, forms: Uint32Array.from(forms), form, numbers, fits };
+}
+
+/**
+ * The references of a FoundTable as objects, with only the fields each had.
+ * @param {FoundTable} found
+ * @returns {import('./html-refs.js').FoundReference[]}
+ */
+export function unpackFound(found) {
+  return Array.from({ length: found.length }, (_, i) => {
+    const at = found.form[i] * FOUND_FORM_SIZE;
+    /** @type {Record<string, unknown>} */
+    const ref = { kind: found.strings[found.forms[at]], url: found.strings[found.urls[i]] };
+    const [start, end, tagStart, tagEnd, choice] = found.numbers.subarray(i * 5, i * 5 + 5);
+    Object.assign(ref, { start, end });
+    for (const [slot, field] of FOUND_FORM_FIELDS.entries()) if (slot > 0 && found.forms[at + slot]) ref[field] = found.strings[found.forms[at + slot]];
+    if (tagStart !== -1) ref.tagStart = tagStart;
+    if (tagEnd !== -1) ref.tagEnd = tagEnd;
+    const flags = found.forms[at + 4];
+    if (flags % 3) ref.inPicture = flags % 3 === 2;
+    if (choice !== -1) ref.choice = choice;
+    if (Math.floor(flags / 3) % 3) ref.media = Math.floor(flags / 3) % 3 === 2;
+    if (Math.floor(flags / 9)) ref.overridden = Math.floor(flags / 9) === 2;
+    if (found.fits && !Number.isNaN(found.fits[i * 2])) ref.fit = { width: found.fits[i * 2], wanted: found.fits[i * 2 + 1] };
+    return /** @type {import('./html-refs.js').FoundReference} */ (ref);
+  });
+}
+
+/**
+ * Whether a value (read from the cache) is a FoundTable.
+ * @param {unknown} value
+ * @returns {value is FoundTable}
+ */
+export function isFoundTable(value) {
+  const t = /** @type {Partial<FoundTable> | null} */ (value);
+  return typeof t === 'object' && t !== null && typeof t.length === 'number' && Array.isArray(t.strings) && t.urls instanceof Uint32Array && t.forms instanceof Uint32Array && t.form instanceof Uint32Array && t.numbers instanceof Int32Array && t.urls.length === t.length && t.form.length === t.length && t.numbers.length === t.length * 5;
+}
+
 /** @param {number} count @param {number} length */
 function indexArray(count, length) {
   return count <= 0x100 ? new Uint8Array(length) : count <= 0x10000 ? new Uint16Array(length) : new Uint32Array(length);
@@ -91,21 +213,28 @@ export class ReferenceTable {
     this.choices = null;
     /** The width descriptor and wanted width (html-refs.js) of the srcset candidates that have one, by index; null when none has. @type {Map<number, { width: number, wanted: number }> | null} */
     this.fits = null;
+    /** Each distinct form's slots (FORM_SIZE each). @type {Uint32Array<ArrayBufferLike>} */
+    this.forms = new Uint32Array(0);
+    /** Each reference's form. @type {Uint8Array | Uint16Array | Uint32Array} */
+    this.form = new Uint8Array(0);
+    this.narrow = true;
+    /** end, tagStart and tagEnd of each reference (see finish). @type {Uint16Array | Int32Array} */
+    this.offsets = new Uint16Array(0);
+    // fromFound fills the table itself.
+    if (references === EMPTY) return;
     /** @type {Map<string, number>} */
     const formIds = new Map();
     /** @type {number[]} */
     const forms = [];
     const formOf = new Uint32Array(n);
-    // Offsets after start: end, tagStart and tagEnd as 16-bit distances (end - start,
-    // start - tagStart, tagEnd - end) when every one of the document fits, else as they are.
-    let narrow = true;
+    const positions = new Int32Array(n * 4);
     for (let i = 0; i < n; i++) {
       const ref = /** @type {Record<string, any>} */ (references[i]);
       this.urls[i * 2] = strings.id(ref.url);
       this.urls[i * 2 + 1] = strings.id(ref.target);
       this.starts[i] = ref.start;
       const form = FORM_FIELDS.map((f) => strings.id(ref[f]));
-      form.push(ref.inPicture === undefined ? 0 : ref.inPicture ? 2 : 1, ref.media === undefined ? 0 : ref.media ? 2 : 1, ref.overridden === undefined ? 0 : ref.overridden ? 2 : 1);
+      form.push(triState(ref.inPicture), triState(ref.media), triState(ref.overridden));
       if (ref.fit !== undefined) (this.fits ??= new Map()).set(i, ref.fit);
       const key = form.join(',');
       let id = formIds.get(key);
@@ -115,27 +244,136 @@ export class ReferenceTable {
         forms.push(...form);
       }
       formOf[i] = id;
-      if (narrow) narrow = fitsNarrow(references[i]);
+      positions[i * 4] = ref.end;
+      positions[i * 4 + 1] = ref.tagStart ?? -1;
+      positions[i * 4 + 2] = ref.tagEnd ?? -1;
+      positions[i * 4 + 3] = ref.choice ?? -1;
     }
-    this.forms = Uint32Array.from(forms);
-    this.form = indexArray(formIds.size, n);
-    this.form.set(formOf);
-    this.narrow = narrow;
-    this.choices = choiceArray(references);
-    this.offsets = narrow ? new Uint16Array(n * 3) : new Int32Array(n * 3);
+    this.finish(Uint32Array.from(forms), formIds.size, formOf, positions);
+  }
+
+  /**
+   * The table of a document's references from what parsing it found (a
+   * FoundTable, as the cache and the parse workers give it), each resolved
+   * once per distinct kind and URL: no reference object is made.
+   * @param {FoundTable} found
+   * @param {StringTable} strings the site's
+   * @param {string} source the document's path
+   * @param {(kind: string, url: string) => Resolution} resolve
+   */
+  static fromFound(found, strings, source, resolve) {
+    const n = found.length;
+    const table = new ReferenceTable(EMPTY, strings);
+    table.length = n;
+    table.urls = new Uint32Array(n * 2);
+    table.starts = new Uint32Array(n);
+    const local = found.strings.map((value, i) => (i === 0 ? 0 : strings.id(value)));
+    const sourceId = strings.id(source);
+    const foundForms = found.forms.length / FOUND_FORM_SIZE;
+    /**
+     * Resolutions by kind and URL (local ids): their status, target, via and note ids, and the number of their
+     * status, via and note together (what a form keeps of them).
+     * @type {Map<number, Uint32Array>}
+     */
+    const resolutions = new Map();
+    /** @type {Map<string, number>} */
+    const outcomes = new Map();
+    /** Forms by found form and outcome. @type {Map<number, number>} */
+    const formIds = new Map();
+    /** @type {number[]} */
+    const forms = [];
+    const formOf = new Uint32Array(n);
+    const positions = new Int32Array(n * 4);
     for (let i = 0; i < n; i++) {
-      const { start, end, tagStart, tagEnd } = references[i];
-      if (narrow) {
-        this.offsets[i * 3] = end - start;
-        this.offsets[i * 3 + 1] = tagStart === undefined ? ABSENT16 : start - tagStart;
-        this.offsets[i * 3 + 2] = tagEnd === undefined ? ABSENT16 : tagEnd - end;
-      } else {
-        this.offsets[i * 3] = end;
-        this.offsets[i * 3 + 1] = tagStart ?? -1;
-        this.offsets[i * 3 + 2] = tagEnd ?? -1;
+      const f = found.form[i];
+      const kind = found.forms[f * FOUND_FORM_SIZE];
+      const url = found.urls[i];
+      const resolutionKey = kind * found.strings.length + url;
+      let resolution = resolutions.get(resolutionKey);
+      if (!resolution) {
+        const r = resolve(found.strings[kind], found.strings[url]);
+        resolution = Uint32Array.of(strings.id(r.status), strings.id(r.path), strings.id(r.via), strings.id(r.note), 0);
+        const outcome = `${resolution[0]},${resolution[2]},${resolution[3]}`;
+        if (!outcomes.has(outcome)) outcomes.set(outcome, outcomes.size);
+        resolution[4] = /** @type {number} */ (outcomes.get(outcome));
+        resolutions.set(resolutionKey, resolution);
+      }
+      table.urls[i * 2] = local[url];
+      table.urls[i * 2 + 1] = resolution[1];
+      const formKey = resolution[4] * foundForms + f;
+      let id = formIds.get(formKey);
+      if (id === undefined) {
+        id = formIds.size;
+        formIds.set(formKey, id);
+        const at = f * FOUND_FORM_SIZE;
+        const flags = found.forms[at + 4];
+        // In FORM_FIELDS' order: source, kind, element, attribute, status, via, note, type; then the flags.
+        forms.push(sourceId, local[kind], local[found.forms[at + 1]], local[found.forms[at + 2]], resolution[0], resolution[2], resolution[3], local[found.forms[at + 3]], flags % 3, Math.floor(flags / 3) % 3, Math.floor(flags / 9));
+      }
+      formOf[i] = id;
+      const numbers = found.numbers;
+      table.starts[i] = numbers[i * 5];
+      positions.set(numbers.subarray(i * 5 + 1, i * 5 + 5), i * 4);
+      if (found.fits && !Number.isNaN(found.fits[i * 2])) (table.fits ??= new Map()).set(i, { width: found.fits[i * 2], wanted: found.fits[i * 2 + 1] });
+    }
+    table.finish(Uint32Array.from(forms), formIds.size, formOf, positions);
+    return table;
+  }
+
+  /**
+   * Keeps the forms and packs the offsets after each start: end, tagStart and tagEnd as 16-bit distances
+   * (end - start, start - tagStart, tagEnd - end) when every one of the document fits, else as they are;
+   * and the image choices.
+   * @param {Uint32Array<ArrayBufferLike>} forms
+   * @param {number} formCount
+   * @param {Uint32Array} formOf each reference's form
+   * @param {Int32Array} positions end, tagStart, tagEnd and choice of each reference, four a reference (-1: absent)
+   * @private
+   */
+  finish(forms, formCount, formOf, positions) {
+    const n = this.length;
+    const starts = this.starts;
+    this.forms = forms;
+    this.form = indexArray(formCount, n);
+    this.form.set(formOf);
+    const fits = (/** @type {number} */ d) => d >= 0 && d < ABSENT16;
+    let narrow = true;
+    let anyChoice = false;
+    let narrowChoices = true;
+    for (let i = 0; i < n; i++) {
+      const start = starts[i];
+      const end = positions[i * 4];
+      const tagStart = positions[i * 4 + 1];
+      const tagEnd = positions[i * 4 + 2];
+      const choice = positions[i * 4 + 3];
+      narrow &&= fits(end - start) && (tagStart === -1 || fits(start - tagStart)) && (tagEnd === -1 || fits(tagEnd - end));
+      if (choice !== -1) {
+        anyChoice = true;
+        narrowChoices &&= fits(start - choice);
       }
     }
+    this.narrow = narrow;
+    this.offsets = narrow ? new Uint16Array(n * 3) : new Int32Array(n * 3);
+    this.choices = anyChoice ? (narrowChoices ? new Uint16Array(n).fill(ABSENT16) : new Int32Array(n).fill(-1)) : null;
+    for (let i = 0; i < n; i++) {
+      const start = starts[i];
+      const end = positions[i * 4];
+      const tagStart = positions[i * 4 + 1];
+      const tagEnd = positions[i * 4 + 2];
+      const choice = positions[i * 4 + 3];
+      if (narrow) {
+        this.offsets[i * 3] = end - start;
+        this.offsets[i * 3 + 1] = tagStart === -1 ? ABSENT16 : start - tagStart;
+        this.offsets[i * 3 + 2] = tagEnd === -1 ? ABSENT16 : tagEnd - end;
+      } else {
+        this.offsets[i * 3] = end;
+        this.offsets[i * 3 + 1] = tagStart;
+        this.offsets[i * 3 + 2] = tagEnd;
+      }
+      if (this.choices && choice !== -1) this.choices[i] = narrowChoices ? start - choice : choice;
+    }
   }
+
 
   /**
    * The i-th reference as an object, with only the fields it has.
@@ -208,26 +446,4 @@ export class ReferenceTable {
   targetAt(i) {
     return this.strings.at(this.urls[i * 2 + 1]);
   }
-}
-
-/**
- * The references' image choices as ReferenceTable keeps them, or null when none has one.
- * @param {Reference[]} references
- * @returns {Uint16Array | Int32Array | null}
- */
-function choiceArray(references) {
-  if (!references.some((r) => r.choice !== undefined)) return null;
-  const narrow = references.every((r) => r.choice === undefined || (r.start - r.choice >= 0 && r.start - r.choice < ABSENT16));
-  const choices = narrow ? new Uint16Array(references.length).fill(ABSENT16) : new Int32Array(references.length).fill(-1);
-  for (const [i, { start, choice }] of references.entries()) if (choice !== undefined) choices[i] = narrow ? start - choice : choice;
-  return choices;
-}
-
-/**
- * Whether a reference's offsets after its start fit the narrow form.
- * @param {Reference} ref
- */
-function fitsNarrow({ start, end, tagStart, tagEnd }) {
-  const fits = (/** @type {number} */ d) => d >= 0 && d < ABSENT16;
-  return fits(end - start) && (tagStart === undefined || fits(start - tagStart)) && (tagEnd === undefined || fits(tagEnd - end));
 }

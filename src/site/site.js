@@ -14,7 +14,7 @@ import { isHtmlPath, mimeType, extensionOf } from './mime.js';
 import { walkSite, errorCode } from './walk.js';
 import { applyEdits, encodePath } from './edits.js';
 import { ByteStore, sha256 } from './byte-store.js';
-import { ReferenceTable, StringTable } from './reference-table.js';
+import { ReferenceTable, StringTable, isFoundTable, packFound } from './reference-table.js';
 import { forEachOrdered } from '../util/ordered.js';
 import { POOL_WORTHWHILE_BYTES } from '../util/pool.js';
 import { cacheKey } from '../util/cache.js';
@@ -367,7 +367,8 @@ export class Site {
     file.bomLength = bomLength;
     if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
     file.baseHref = found.baseHref;
-    file.references = found.references.map((r) => this.resolve(file, r, index));
+    const strings = (file.strings ??= new StringTable());
+    file.referenceTable = found.references.length ? ReferenceTable.fromFound(found.references, strings, file.path, (kind, url) => this.resolution(file, /** @type {ReferenceKind} */ (kind), url, index)) : null;
   }
 
   /**
@@ -398,7 +399,7 @@ export class Site {
    */
   async knownFindings(entry) {
     const known = /** @type {PageFindings | undefined} */ (await this.options.cache?.get(entry));
-    return known && Array.isArray(known.references) ? known : undefined;
+    return known && isFoundTable(known.references) ? known : undefined;
   }
 
   /**
@@ -420,7 +421,7 @@ export class Site {
   async rememberFindings(file) {
     const cache = this.options.cache;
     if (!cache || file.role !== 'page') return;
-    const references = file.references.map(({ source, status, target, via, note, ...found }) => found);
+    const references = packFound(file.references.map(({ source, status, target, via, note, ...found }) => found));
     /** @type {PageFindings} */
     const findings = { references, baseHref: file.baseHref ?? null, repairs: null };
     await cache.set(await this.findingsKey(/** @type {string} */ (this.contentKey(file)), /** @type {string} */ (file.charset), file.bomLength, false), findings);
@@ -465,24 +466,37 @@ export class Site {
    * @returns {Reference}
    */
   resolve(from, found, index = this.index) {
-    const dir = path.posix.dirname(from.path) === '.' ? '' : path.posix.dirname(from.path);
-    // <base href> moves the base of the page's relative URLs; a base on another site makes them external.
-    const baseDir = from.baseHref === null ? dir : baseDirectory(from.baseHref, dir, this.options.origins ?? []);
-    if (baseDir === null && !isAbsolute(found.url)) return { source: from.path, ...found, status: 'external' };
-    let resolutions = this.resolutions.get(index);
-    if (!resolutions) this.resolutions.set(index, (resolutions = new Map()));
-    const key = `${found.kind}\0${baseDir ?? dir}\0${found.url}`;
-    let r = resolutions.get(key);
-    if (!r) {
-      r = resolveReference(found.url, baseDir ?? dir, index, { origins: this.options.origins, prefer: PREFERRED_EXTENSIONS[found.kind] });
-      resolutions.set(key, r);
-    }
+    const r = this.resolution(from, found.kind, found.url, index);
     /** @type {Reference} */
     const ref = { source: from.path, ...found, status: r.status };
     if (r.path) ref.target = r.path;
     if (r.via) ref.via = r.via;
     if (r.note) ref.note = r.note;
     return ref;
+  }
+
+  /**
+   * What a URL of a document resolves to, the same for every reference of that kind and URL in it.
+   * @param {SiteFile} from
+   * @param {ReferenceKind} kind
+   * @param {string} url
+   * @param {import('./resolve.js').SiteIndex} [index]
+   * @returns {import('./resolve.js').Resolution}
+   */
+  resolution(from, kind, url, index = this.index) {
+    const dir = path.posix.dirname(from.path) === '.' ? '' : path.posix.dirname(from.path);
+    // <base href> moves the base of the page's relative URLs; a base on another site makes them external.
+    const baseDir = from.baseHref === null ? dir : baseDirectory(from.baseHref, dir, this.options.origins ?? []);
+    if (baseDir === null && !isAbsolute(url)) return { status: 'external' };
+    let resolutions = this.resolutions.get(index);
+    if (!resolutions) this.resolutions.set(index, (resolutions = new Map()));
+    const key = `${kind}\0${baseDir ?? dir}\0${url}`;
+    let r = resolutions.get(key);
+    if (!r) {
+      r = resolveReference(url, baseDir ?? dir, index, { origins: this.options.origins, prefer: PREFERRED_EXTENSIONS[kind] });
+      resolutions.set(key, r);
+    }
+    return r;
   }
 
   /** @param {string} file @param {string} code @param {string} message */
