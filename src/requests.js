@@ -36,9 +36,15 @@ export function pageRequests(site, pagePath, loadsOf = new Map()) {
 function subresources(file) {
   /** @type {string[]} */
   const loads = [];
-  if (!file) return loads;
-  for (const ref of chosenReferences(file.references)) {
-    if (ref.status === 'ok' && ref.target && REFERENCE_KINDS[ref.kind].subresource) loads.push(ref.target);
+  const table = file?.referenceTable;
+  if (!table) return loads;
+  // Only references of kinds a browser loads with the page are made into objects (links are most of a page's):
+  // every reference of an image choice is of such a kind, so the choices come out the same.
+  /** @type {import('./site/site.js').Reference[]} */
+  const loaded = [];
+  for (let i = 0; i < table.length; i++) if (REFERENCE_KINDS[table.kindAt(i)].subresource) loaded.push(table.at(i));
+  for (const ref of chosenReferences(loaded)) {
+    if (ref.status === 'ok' && ref.target) loads.push(ref.target);
   }
   return loads;
 }

@@ -175,7 +175,8 @@ export class Site {
     /**
      * What each URL resolved to, by index (the site's own until a file is added or removed, or a view of indexAt):
      * the pages of a site share most of their URLs, and a parse resolves each of them.
-     * @type {WeakMap<import('./resolve.js').SiteIndex, Map<string, import('./resolve.js').Resolution>>}
+     * Keyed by the base directory, the kind and the URL, map in map: a URL's string is hashed once, not joined to a new key.
+     * @type {WeakMap<import('./resolve.js').SiteIndex, Map<string, Map<string, Map<string, import('./resolve.js').Resolution>>>>}
      */
     this.resolutions = new WeakMap();
     /** @type {Set<string>} */
@@ -353,7 +354,8 @@ export class Site {
         const at = view.byteOffset(open);
         this.warn(file.path, 'css-unterminated-comment', `a comment opened at byte ${at} is never closed: browsers read the rest of the file (${bytes.length - at} bytes) as a comment`);
       }
-      file.references = stylesheetReferences(view).map((found) => this.resolve(file, found, index));
+      const resolve = this.resolverOf(file, index);
+      file.references = stylesheetReferences(view).map((found) => referenceOf(file, found, resolve(found.kind, found.url)));
     }
   }
 
@@ -368,7 +370,8 @@ export class Site {
     if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
     file.baseHref = found.baseHref;
     const strings = (file.strings ??= new StringTable());
-    file.referenceTable = found.references.length ? ReferenceTable.fromFound(found.references, strings, file.path, (kind, url) => this.resolution(file, /** @type {ReferenceKind} */ (kind), url, index)) : null;
+    const resolve = this.resolverOf(file, index);
+    file.referenceTable = found.references.length ? ReferenceTable.fromFound(found.references, strings, file.path, (kind, url) => resolve(/** @type {ReferenceKind} */ (kind), url)) : null;
   }
 
   /**
@@ -466,37 +469,37 @@ export class Site {
    * @returns {Reference}
    */
   resolve(from, found, index = this.index) {
-    const r = this.resolution(from, found.kind, found.url, index);
-    /** @type {Reference} */
-    const ref = { source: from.path, ...found, status: r.status };
-    if (r.path) ref.target = r.path;
-    if (r.via) ref.via = r.via;
-    if (r.note) ref.note = r.note;
-    return ref;
+    return referenceOf(from, found, this.resolverOf(from, index)(found.kind, found.url));
   }
 
   /**
-   * What a URL of a document resolves to, the same for every reference of that kind and URL in it.
+   * What each URL of a document resolves to: the same for every reference of a kind and URL in it, and in every
+   * document with the same base directory.
    * @param {SiteFile} from
-   * @param {ReferenceKind} kind
-   * @param {string} url
    * @param {import('./resolve.js').SiteIndex} [index]
-   * @returns {import('./resolve.js').Resolution}
+   * @returns {(kind: ReferenceKind, url: string) => import('./resolve.js').Resolution}
    */
-  resolution(from, kind, url, index = this.index) {
+  resolverOf(from, index = this.index) {
     const dir = path.posix.dirname(from.path) === '.' ? '' : path.posix.dirname(from.path);
     // <base href> moves the base of the page's relative URLs; a base on another site makes them external.
     const baseDir = from.baseHref === null ? dir : baseDirectory(from.baseHref, dir, this.options.origins ?? []);
-    if (baseDir === null && !isAbsolute(url)) return { status: 'external' };
-    let resolutions = this.resolutions.get(index);
-    if (!resolutions) this.resolutions.set(index, (resolutions = new Map()));
-    const key = `${kind}\0${baseDir ?? dir}\0${url}`;
-    let r = resolutions.get(key);
-    if (!r) {
-      r = resolveReference(url, baseDir ?? dir, index, { origins: this.options.origins, prefer: PREFERRED_EXTENSIONS[kind] });
-      resolutions.set(key, r);
-    }
-    return r;
+    const base = baseDir ?? dir;
+    let byBase = this.resolutions.get(index);
+    if (!byBase) this.resolutions.set(index, (byBase = new Map()));
+    let byKind = byBase.get(base);
+    if (!byKind) byBase.set(base, (byKind = new Map()));
+    const kinds = byKind;
+    return (kind, url) => {
+      if (baseDir === null && !isAbsolute(url)) return EXTERNAL;
+      let byUrl = kinds.get(kind);
+      if (!byUrl) kinds.set(kind, (byUrl = new Map()));
+      let r = byUrl.get(url);
+      if (!r) {
+        r = resolveReference(url, base, index, { origins: this.options.origins, prefer: PREFERRED_EXTENSIONS[kind] });
+        byUrl.set(url, r);
+      }
+      return r;
+    };
   }
 
   /** @param {string} file @param {string} code @param {string} message */
@@ -1016,6 +1019,25 @@ function retargetUrl(ref, target, bytes, charset) {
 /** @param {string} suffix a query and fragment, decoded */
 function encodeSuffix(suffix) {
   return encodeURI(suffix).replace(/['()"]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** What a relative URL under a <base href> on another site resolves to. @type {import('./resolve.js').Resolution} */
+const EXTERNAL = Object.freeze({ status: 'external' });
+
+/**
+ * A reference as the site model keeps it: what was found, and what it resolved to.
+ * @param {SiteFile} from
+ * @param {import('./html-refs.js').FoundReference} found
+ * @param {import('./resolve.js').Resolution} r
+ * @returns {Reference}
+ */
+function referenceOf(from, found, r) {
+  /** @type {Reference} */
+  const ref = { source: from.path, ...found, status: r.status };
+  if (r.path) ref.target = r.path;
+  if (r.via) ref.via = r.via;
+  if (r.note) ref.note = r.note;
+  return ref;
 }
 
 /** @param {string} url */
