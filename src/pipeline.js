@@ -129,7 +129,7 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
   progress({ phase: 'read', message: `reading ${options.input}` });
   // The marker of an earlier build is pagediet's, not the site's: building an output again must not copy or compress it.
   const inputMarker = path.join(await realpath(options.input), MARKER);
-  const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir(), limit: (options.cacheLimit ?? 512) * 1024 * 1024 });
+  const cache = options.cache === false ? null : new ResultCache({ dir: options.cacheDir ?? defaultCacheDir(), limit: options.cacheLimit === undefined ? undefined : options.cacheLimit * 1024 * 1024 });
   // Pages are parsed in a pool of their own, closed once the site is read, whose workers collect their garbage
   // early: a parse's tree is garbage once its references are found (a page that needs a larger heap is parsed here).
   const readPool = new WorkerPool({ threads, jobTimeoutS: options.jobTimeout, heapMb: READ_HEAP_MB });

@@ -11,6 +11,7 @@
 import { UserError } from '../errors.js';
 import { boolean, duration, list, text, wholeNumber } from './kinds.js';
 import { parseShard } from '../shard.js';
+import { DEFAULT_CACHE_LIMIT } from '../util/cache.js';
 
 /**
  * @template V
@@ -78,7 +79,7 @@ export const BUILD_OPTIONS = {
   shard: optional(shardKind, 'build only slice I of N (pages by a hash of their path, with every file they load), into an output the other shards share'),
   cache: option(boolean, true, 'keep and use results of earlier builds (node_modules/.cache/pagediet)'),
   cacheDir: optional(text('<dir>', { path: true }), 'where results are kept between builds (default node_modules/.cache/pagediet of the nearest package)'),
-  cacheLimit: option(wholeNumber({ argument: '<MiB>' }), 512, 'MiB the cache is trimmed to after a build, least recently used first; it keeps what the build used, and as much again of older results, whatever this limit'),
+  cacheLimit: option(wholeNumber({ argument: '<MiB>' }), DEFAULT_CACHE_LIMIT / (1024 * 1024), 'MiB the cache is trimmed to after a build, least recently used first; it keeps what the build used, and as much again of older results, whatever this limit'),
   memoryBudget: option(wholeNumber({ argument: '<MiB>' }), 64, 'MiB of file bytes kept in memory during the build; the rest wait in a scratch directory under $TMPDIR'),
   jobTimeout: option(wholeNumber({ argument: '<seconds>' }), 300, 'stop an encode or OCR job that runs longer and leave its file as it is (0: no limit)'),
   threads: optional(wholeNumber({ min: 1, max: 1024 }), 'worker threads (default: the machine\'s cores)'),

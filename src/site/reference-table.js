@@ -23,7 +23,12 @@ export function ownString(value) {
 
 /** Each distinct string once, numbered from 1 (0: absent). */
 export class StringTable {
-  constructor() {
+  /**
+   * @param {{ copy?: boolean }} [options] copy: keep a copy of each string (ownString), for a table that outlives
+   *   the documents its strings were sliced from
+   */
+  constructor({ copy = true } = {}) {
+    this.copy = copy;
     /** @type {string[]} */
     this.strings = [''];
     /** @type {Map<string, number>} */
@@ -35,7 +40,7 @@ export class StringTable {
     if (value === undefined) return 0;
     let id = this.ids.get(value);
     if (id === undefined) {
-      const own = ownString(value);
+      const own = this.copy ? ownString(value) : value;
       id = this.strings.length;
       this.strings.push(own);
       this.ids.set(own, id);
@@ -46,6 +51,28 @@ export class StringTable {
   /** @param {number} id */
   at(id) {
     return id === 0 ? undefined : this.strings[id];
+  }
+}
+
+/** Each distinct combination of slots once, numbered from 0, its slots one after another. */
+class Combinations {
+  constructor() {
+    /** @type {Map<string, number>} */
+    this.ids = new Map();
+    /** @type {number[]} */
+    this.slots = [];
+  }
+
+  /** @param {number[]} slots */
+  id(slots) {
+    const key = slots.join(',');
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.ids.size;
+      this.ids.set(key, id);
+      this.slots.push(...slots);
+    }
+    return id;
   }
 }
 
@@ -106,42 +133,20 @@ const FOUND_FORM_FIELDS = /** @type {const} */ (['kind', 'element', 'attribute',
  */
 export function packFound(references) {
   const n = references.length;
-  /** @type {string[]} */
-  const strings = [''];
-  /** @type {Map<string, number>} */
-  const ids = new Map();
-  const id = (/** @type {string | undefined} */ value) => {
-    if (value === undefined) return 0;
-    let found = ids.get(value);
-    if (found === undefined) {
-      found = strings.length;
-      strings.push(value);
-      ids.set(value, found);
-    }
-    return found;
-  };
+  // Not copied: the table is sent to another thread or serialized, which copies them, or read and dropped.
+  const strings = new StringTable({ copy: false });
   const urls = new Uint32Array(n);
   const form = new Uint32Array(n);
   const numbers = new Int32Array(n * 5);
   /** @type {Float64Array | null} */
   let fits = null;
-  /** @type {Map<string, number>} */
-  const formIds = new Map();
-  /** @type {number[]} */
-  const forms = [];
+  const forms = new Combinations();
   for (let i = 0; i < n; i++) {
     const ref = references[i];
-    urls[i] = id(ref.url);
-    const slots = FOUND_FORM_FIELDS.map((f) => id(ref[f]));
+    urls[i] = strings.id(ref.url);
+    const slots = FOUND_FORM_FIELDS.map((f) => strings.id(ref[f]));
     slots.push(triState(ref.inPicture) + 3 * triState(ref.media) + 9 * triState(ref.overridden));
-    const key = slots.join(',');
-    let f = formIds.get(key);
-    if (f === undefined) {
-      f = formIds.size;
-      formIds.set(key, f);
-      forms.push(...slots);
-    }
-    form[i] = f;
+    form[i] = forms.id(slots);
     numbers.set([ref.start, ref.end, ref.tagStart ?? -1, ref.tagEnd ?? -1, ref.choice ?? -1], i * 5);
     if (ref.fit) {
       fits ??= new Float64Array(n * 2).fill(NaN);
@@ -149,7 +154,7 @@ export function packFound(references) {
       fits[i * 2 + 1] = ref.fit.wanted;
     }
   }
-  return { length: n, strings, urls, forms: Uint32Array.from(forms), form, numbers, fits };
+  return { length: n, strings: strings.strings, urls, forms: Uint32Array.from(forms.slots), form, numbers, fits };
 }
 
 /**
@@ -222,10 +227,7 @@ export class ReferenceTable {
     this.offsets = new Uint16Array(0);
     // fromFound fills the table itself.
     if (references === EMPTY) return;
-    /** @type {Map<string, number>} */
-    const formIds = new Map();
-    /** @type {number[]} */
-    const forms = [];
+    const forms = new Combinations();
     const formOf = new Uint32Array(n);
     const positions = new Int32Array(n * 4);
     for (let i = 0; i < n; i++) {
@@ -236,20 +238,13 @@ export class ReferenceTable {
       const form = FORM_FIELDS.map((f) => strings.id(ref[f]));
       form.push(triState(ref.inPicture), triState(ref.media), triState(ref.overridden));
       if (ref.fit !== undefined) (this.fits ??= new Map()).set(i, ref.fit);
-      const key = form.join(',');
-      let id = formIds.get(key);
-      if (id === undefined) {
-        id = formIds.size;
-        formIds.set(key, id);
-        forms.push(...form);
-      }
-      formOf[i] = id;
+      formOf[i] = forms.id(form);
       positions[i * 4] = ref.end;
       positions[i * 4 + 1] = ref.tagStart ?? -1;
       positions[i * 4 + 2] = ref.tagEnd ?? -1;
       positions[i * 4 + 3] = ref.choice ?? -1;
     }
-    this.finish(Uint32Array.from(forms), formIds.size, formOf, positions);
+    this.finish(Uint32Array.from(forms.slots), forms.ids.size, formOf, positions);
   }
 
   /**
@@ -259,7 +254,7 @@ export class ReferenceTable {
    * @param {FoundTable} found
    * @param {StringTable} strings the site's
    * @param {string} source the document's path
-   * @param {(kind: string, url: string) => Resolution} resolve
+   * @param {(kind: import('./reference-kinds.js').ReferenceKind, url: string) => Resolution} resolve
    */
   static fromFound(found, strings, source, resolve) {
     const n = found.length;
@@ -291,7 +286,7 @@ export class ReferenceTable {
       const resolutionKey = kind * found.strings.length + url;
       let resolution = resolutions.get(resolutionKey);
       if (!resolution) {
-        const r = resolve(found.strings[kind], found.strings[url]);
+        const r = resolve(/** @type {import('./reference-kinds.js').ReferenceKind} */ (found.strings[kind]), found.strings[url]);
         resolution = Uint32Array.of(strings.id(r.status), strings.id(r.path), strings.id(r.via), strings.id(r.note), 0);
         const outcome = `${resolution[0]},${resolution[2]},${resolution[3]}`;
         if (!outcomes.has(outcome)) outcomes.set(outcome, outcomes.size);

@@ -370,8 +370,7 @@ export class Site {
     if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
     file.baseHref = found.baseHref;
     const strings = (file.strings ??= new StringTable());
-    const resolve = this.resolverOf(file, index);
-    file.referenceTable = found.references.length ? ReferenceTable.fromFound(found.references, strings, file.path, (kind, url) => resolve(/** @type {ReferenceKind} */ (kind), url)) : null;
+    file.referenceTable = found.references.length ? ReferenceTable.fromFound(found.references, strings, file.path, this.resolverOf(file, index)) : null;
   }
 
   /**
