@@ -37,7 +37,7 @@ describe('fixtures/modern, built with the defaults', () => {
     input = await Site.read(INPUT);
     built = await Site.read(output);
     browser = await launchChromium();
-    // Mostly the photos pass's search on camera-sized photographs: about 13 minutes on 2 cores beside another test file.
+    // Mostly the photos pass's search on camera-sized photographs: about 6 minutes on 2 cores alone, twice that beside another test file.
   }, 1_800_000);
 
   afterAll(async () => {

@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { ssimulacra2 } from '../src/images/ssimulacra2.js';
-import { webpKind } from '../src/images/jobs/photo.js';
+import { ENCODE, webpKind } from '../src/images/jobs/photo.js';
 import photosPass from '../src/passes/photos.js';
 import { readTree, tempDir, writeTree } from './helpers/tmp.js';
 
@@ -188,4 +188,14 @@ describe('photos', () => {
     const on = await buildPhotos(files, { photoFormats: ['jpeg'] });
     expect(on.pass.decisions.find((d) => d.file === 'b.webp')).toEqual({ file: 'b.webp', action: 'kept', reason: 'a lossless WebP: kept pixel-exact' });
   }, 180_000);
+
+  it('encodes AVIF at effort 4 up to 500,000 pixels and at effort 3 above', async () => {
+    // The encoder's bytes depend on its effort alone here: the same image and quality.
+    const image = () => sharp(path.join(SOURCES, 'chelsea.png')).resize({ width: 96 });
+    const at = async (/** @type {number} */ effort) => image().avif({ quality: 70, effort }).toBuffer();
+    const [three, four] = [await at(3), await at(4)];
+    expect(three.equals(four)).toBe(false);
+    expect(await ENCODE.avif(image(), 70, 500_000).toBuffer()).toEqual(four);
+    expect(await ENCODE.avif(image(), 70, 500_001).toBuffer()).toEqual(three);
+  });
 });

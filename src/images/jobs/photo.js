@@ -63,7 +63,7 @@ import { candidateWidths } from '../responsive.js';
 /** Qualities tried, per encoder: the search looks for the lowest that passes. */
 const QUALITY_RANGE = /** @type {Record<PhotoFormat, [number, number]>} */ ({ jpeg: [40, 95], webp: [40, 95], avif: [30, 90] });
 /** Where the search starts: a quality that often scores near 85 on photographs. */
-const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 84, webp: 90, avif: 72 });
+const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 84, webp: 90, avif: 79 });
 /** Score points per step of quality near the gate, measured on photographs: the search's first estimate of the slope. */
 const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 0.5, webp: 0.5, avif: 0.4 });
 /**
@@ -73,21 +73,23 @@ const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 0.5, webp: 0.5
 const QUALITY_STEP = 2;
 const RESIZED_QUALITY_STEP = 1;
 /**
- * Encoders as the search runs them (fast) and as the result is written.
- * AVIF's effort changes its bytes, not its score at a given quality (within
- * about 0.3 on photographs), so the search runs at effort 2 (8x faster) and
- * the found quality is written at effort 4, measured again.
+ * AVIF is encoded at effort 4 up to this many pixels, at effort 3 above.
+ * At the gate, effort 4 is 4-7% smaller than effort 3 on the fixtures'
+ * photographs but takes six times as long: a second or two at the widths
+ * most visitors are served, 25 s at 2400x1600 (docs/measurements/photos.md).
  */
-const SEARCH = /** @type {Record<PhotoFormat, (image: import('sharp').Sharp, quality: number) => import('sharp').Sharp>} */ ({
+const AVIF_EFFORT_4_PIXELS = 500_000;
+
+/**
+ * The encoders, as the search runs them and as the result is written: what
+ * is scored is what is served.
+ * @type {Record<PhotoFormat, (image: import('sharp').Sharp, quality: number, pixels: number) => import('sharp').Sharp>}
+ */
+export const ENCODE = {
   jpeg: (image, quality) => image.jpeg({ quality, mozjpeg: true }),
   webp: (image, quality) => image.webp({ quality, effort: 4, smartSubsample: true }),
-  avif: (image, quality) => image.avif({ quality, effort: 2 }),
-});
-const FINAL = /** @type {Record<PhotoFormat, ((image: import('sharp').Sharp, quality: number) => import('sharp').Sharp) | null>} */ ({
-  jpeg: null,
-  webp: null,
-  avif: (image, quality) => image.avif({ quality, effort: 4 }),
-});
+  avif: (image, quality, pixels) => image.avif({ quality, effort: pixels <= AVIF_EFFORT_4_PIXELS ? 4 : 3 }),
+};
 
 /**
  * @param {{ bytes: Uint8Array, options: PhotoJobOptions }} input
@@ -121,7 +123,7 @@ export async function photo({ bytes: input, options }) {
       // (a WebP or AVIF original stays the fallback of its own sources).
       if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
       scorer ??= ssimulacra2Scorer(original);
-      const found = await lowestPassing(bytes, scorer, format, keepProfile, options, null);
+      const found = await lowestPassing(bytes, { scorer, width: null, pixels: original.width * original.height }, format, keepProfile, options);
       if (found.trial.quality !== null) fullSizeQuality.set(format, found.trial.quality);
       trials.push(found.trial);
       if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
@@ -131,13 +133,14 @@ export async function photo({ bytes: input, options }) {
     const resized = [];
     for (const width of candidateWidths(options.sizes ?? [], original.width, original.height)) {
       if (width < 8 || (original.height * width) / original.width < 8) continue;
-      const reference = ssimulacra2Scorer(await shown(bytes, options.maxPixels, width));
+      const resizedPixels = await shown(bytes, options.maxPixels, width);
+      const target = { scorer: ssimulacra2Scorer(resizedPixels), width, pixels: resizedPixels.width * resizedPixels.height };
       // Each width in the original's own format too (the fallback's widths), WebP otherwise only where AVIF is not
       // offered: a browser without AVIF takes the fallback's widths.
       for (const format of new Set([...options.formats, type])) {
         if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
         if (format === 'webp' && type !== 'webp' && options.formats.includes('avif')) continue;
-        const found = await lowestPassing(bytes, reference, format, keepProfile, options, width, fullSizeQuality.get(format));
+        const found = await lowestPassing(bytes, target, format, keepProfile, options, fullSizeQuality.get(format));
         if (found.variant) resized.push(found.variant);
       }
     }
@@ -199,32 +202,32 @@ function shown3(rgba, width, height) {
  * QUALITY_STEP (typically 3 or 4 encodings). Where scores do not rise, the
  * search still returns only a variant that was measured and passed.
  * @param {Buffer} bytes
- * @param {import('../ssimulacra2.js').Ssimulacra2Scorer} scorer scores against the original's pixels
+ * @param {{ scorer: import('../ssimulacra2.js').Ssimulacra2Scorer, width: number | null, pixels: number }} target
+ *   the original's pixels as scored, at WIDTH (null: the original's size), and their count
  * @param {PhotoFormat} format
  * @param {boolean} keepProfile
  * @param {PhotoJobOptions} options
- * @param {number | null} width resized to this width, or at the original's size
  * @param {number} [start] the quality to try first (else FIRST_GUESS)
  * @returns {Promise<{ trial: PhotoTrial, variant: PhotoVariant | null }>}
  */
-async function lowestPassing(bytes, scorer, format, keepProfile, options, width, start) {
+async function lowestPassing(bytes, { scorer, width, pixels: count }, format, keepProfile, options, start) {
   const [min, max] = QUALITY_RANGE[format];
   const gate = options.score;
-  /** @param {(image: import('sharp').Sharp, quality: number) => import('sharp').Sharp} encoder @param {number} quality */
-  const measure = async (encoder, quality) => {
+  /** @param {number} quality */
+  const measure = async (quality) => {
     let image = sharp(bytes, { limitInputPixels: options.maxPixels }).autoOrient();
     if (width) image = image.resize({ width, kernel: 'lanczos3' });
     if (keepProfile) image = image.keepIccProfile();
-    const encoded = await encoder(image, quality).toBuffer();
-    const pixels = await shown(encoded, options.maxPixels);
-    return { encoded, score: scorer.score(pixels), width: pixels.width, height: pixels.height };
+    const encoded = await ENCODE[format](image, quality, count).toBuffer();
+    const decoded = await shown(encoded, options.maxPixels);
+    return { encoded, score: scorer.score(decoded), width: decoded.width, height: decoded.height };
   };
   /** @typedef {{ encoded: Buffer, score: number, width: number, height: number }} Measured */
   /** @type {Map<number, Measured>} */
   const tried = new Map();
   /** @param {number} quality */
   const attempt = async (quality) => {
-    const found = tried.get(quality) ?? (await measure(SEARCH[format], quality));
+    const found = tried.get(quality) ?? (await measure(quality));
     tried.set(quality, found);
     return found.score;
   };
@@ -253,22 +256,9 @@ async function lowestPassing(bytes, scorer, format, keepProfile, options, width,
   }
   const bestScore = Math.max(...[...tried.values()].map((t) => t.score));
   if (!bracket.pass) return { trial: { format, bytes: null, quality: null, score: round(bestScore) }, variant: null };
-  let { q } = bracket.pass;
-  let { encoded, score, width: shownWidth, height: shownHeight } = /** @type {Measured} */ (tried.get(q));
-  const final = FINAL[format];
-  if (final) {
-    // Written at the final effort and measured again; a step up in quality where that misses the gate.
-    for (let next = q; next <= Math.min(max, q + 3); next += 1) {
-      const written = await measure(final, next);
-      if (written.score >= gate) {
-        ({ encoded, score } = written);
-        q = next;
-        break;
-      }
-      if (next === Math.min(max, q + 3)) return { trial: { format, bytes: null, quality: null, score: round(Math.max(bestScore, written.score)) }, variant: null };
-    }
-  }
-  if (format === 'jpeg') encoded = withMark(encoded);
+  const { q } = bracket.pass;
+  const { encoded: found, score, width: shownWidth, height: shownHeight } = /** @type {Measured} */ (tried.get(q));
+  const encoded = format === 'jpeg' ? withMark(found) : found;
   return { trial: { format, bytes: encoded.length, quality: q, score: round(score) }, variant: { format, width: shownWidth, height: shownHeight, bytes: encoded, quality: q, score: round(score) } };
 }
 
