@@ -62,10 +62,13 @@ async function scores(out) {
   const all = [];
   for (const file of walk(out).filter((f) => /\.(jpe?g|webp|avif)$/i.test(f))) {
     const rel = path.relative(out, file);
-    const stem = rel.replace(/(-\d+w|-\d+)?(@\d+w)?\.(jpe?g|webp|avif)$/i, '');
+    // A width (-640w, @640w) or a copy's number (-2), then a content hash (hash-names: .3f9a0c1d), then the type.
+    const stem = rel.replace(/(-\d+w|-\d+)?(@\d+w)?(\.[0-9a-f]{8,64})?\.(jpe?g|webp|avif)$/i, '');
     const original = originals.find((o) => path.relative(INPUT, o).replace(/\.(jpe?g|webp)$/i, '') === stem);
     if (!original || path.relative(INPUT, original) === rel) continue;
     const bytes = fs.readFileSync(file);
+    // The original itself, under its hashed name: not a re-encoding.
+    if (bytes.equals(fs.readFileSync(original))) continue;
     const written = await shown(bytes);
     all.push(ssimulacra2(await shown(fs.readFileSync(original), written), written));
   }
@@ -98,7 +101,7 @@ const kb = (/** @type {number} */ n) => `${(n / 1e6).toFixed(2)} MB`;
 const rows = ['| | build | first visit, 1280 px | requests | first visit, 360 px | SSIMULACRA 2 of re-encoded images (min / median / max) |', '| --- | ---: | ---: | ---: | ---: | --- |'];
 for (const [name, r] of Object.entries(results)) {
   const wide = r.visit['1280px'], narrow = r.visit['360px'];
-  const s = r.scores ? `${r.scores.images} images: ${r.scores.min.toFixed(1)} / ${r.scores.median.toFixed(1)} / ${r.scores.max.toFixed(1)}` : '';
+  const s = r.scores?.images === 0 ? 'none found' : r.scores ? `${r.scores.images} images: ${r.scores.min.toFixed(1)} / ${r.scores.median.toFixed(1)} / ${r.scores.max.toFixed(1)}` : '';
   rows.push(`| ${name} | ${r.seconds === null ? '' : `${r.seconds.toFixed(1)} s`} | ${kb(wide.bytes)} | ${wide.requests} | ${kb(narrow.bytes)} | ${s} |`);
 }
 const ratio = results.pagediet.visit['1280px'].bytes / results.jampack.visit['1280px'].bytes;
