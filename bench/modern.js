@@ -67,10 +67,11 @@ async function scores(out) {
     const original = originals.find((o) => path.relative(INPUT, o).replace(/\.(jpe?g|webp)$/i, '') === stem);
     if (!original || path.relative(INPUT, original) === rel) continue;
     const bytes = fs.readFileSync(file);
+    const originalBytes = fs.readFileSync(original);
     // The original itself, under its hashed name: not a re-encoding.
-    if (bytes.equals(fs.readFileSync(original))) continue;
+    if (bytes.equals(originalBytes)) continue;
     const written = await shown(bytes);
-    all.push(ssimulacra2(await shown(fs.readFileSync(original), written), written));
+    all.push(ssimulacra2(await shown(originalBytes, written), written));
   }
   all.sort((a, b) => a - b);
   const at = (/** @type {number} */ q) => all[Math.min(all.length - 1, Math.floor(q * all.length))];

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { ssimulacra2Scorer } from '../src/images/ssimulacra2.js';
 import { encodePng } from '../src/images/png/encode.js';
-import { ENCODE } from '../src/images/jobs/photo.js';
+import { ENCODE, FIRST_GUESS, QUALITY_RANGE } from '../src/images/jobs/photo.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PHOTOS = path.join(ROOT, 'fixtures/modern/img/photos');
@@ -37,10 +37,10 @@ const SUBJECTS = [
 ];
 
 /** @typedef {'jpeg' | 'avif'} Encoder */
-/** Encoders as the photos pass writes its results (src/images/jobs/photo.js). @type {Record<Encoder, { label: string, range: [number, number], guess: number, encode: (image: import('sharp').Sharp, quality: number, pixels: number) => import('sharp').Sharp }>} */
+/** Encoders, quality ranges and first guesses as the photos pass has them (src/images/jobs/photo.js). @type {Record<Encoder, { label: string, range: [number, number], guess: number, encode: (image: import('sharp').Sharp, quality: number, pixelCount: number) => import('sharp').Sharp }>} */
 const ENCODERS = {
-  jpeg: { label: 'JPEG (mozjpeg)', range: [40, 95], guess: 84, encode: ENCODE.jpeg },
-  avif: { label: 'AVIF (effort 3)', range: [30, 90], guess: 79, encode: ENCODE.avif },
+  jpeg: { label: 'JPEG (mozjpeg)', range: QUALITY_RANGE.jpeg, guess: FIRST_GUESS.jpeg, encode: ENCODE.jpeg },
+  avif: { label: 'AVIF (effort 3)', range: QUALITY_RANGE.avif, guess: FIRST_GUESS.avif, encode: ENCODE.avif },
 };
 
 /** @typedef {import('../src/images/ssimulacra2.js').Ssimulacra2Image} Pixels */

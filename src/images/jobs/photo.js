@@ -61,9 +61,9 @@ import { candidateWidths } from '../responsive.js';
  */
 
 /** Qualities tried, per encoder: the search looks for the lowest that passes. */
-const QUALITY_RANGE = /** @type {Record<PhotoFormat, [number, number]>} */ ({ jpeg: [40, 95], webp: [40, 95], avif: [30, 90] });
+export const QUALITY_RANGE = /** @type {Record<PhotoFormat, [number, number]>} */ ({ jpeg: [40, 95], webp: [40, 95], avif: [30, 90] });
 /** Where the search starts: a quality that often scores near 85 on photographs. */
-const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 84, webp: 90, avif: 79 });
+export const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 84, webp: 90, avif: 79 });
 /** Score points per step of quality near the gate, measured on photographs: the search's first estimate of the slope. */
 const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 0.5, webp: 0.5, avif: 0.4 });
 /**
@@ -74,8 +74,8 @@ const QUALITY_STEP = 2;
 const RESIZED_QUALITY_STEP = 1;
 /**
  * AVIF is encoded at effort 4 up to this many pixels, at effort 3 above.
- * At the gate, effort 4 is 4-7% smaller than effort 3 on the fixtures'
- * photographs but takes six times as long: a second or two at the widths
+ * At the gate, effort 4 is 0-11% smaller than effort 3 on the fixtures'
+ * photographs (median 5%) but takes six times as long: a second or two at the widths
  * most visitors are served, 25 s at 2400x1600 (docs/measurements/photos.md).
  */
 const AVIF_EFFORT_4_PIXELS = 500_000;
@@ -83,12 +83,12 @@ const AVIF_EFFORT_4_PIXELS = 500_000;
 /**
  * The encoders, as the search runs them and as the result is written: what
  * is scored is what is served.
- * @type {Record<PhotoFormat, (image: import('sharp').Sharp, quality: number, pixels: number) => import('sharp').Sharp>}
+ * @type {Record<PhotoFormat, (image: import('sharp').Sharp, quality: number, pixelCount: number) => import('sharp').Sharp>}
  */
 export const ENCODE = {
   jpeg: (image, quality) => image.jpeg({ quality, mozjpeg: true }),
   webp: (image, quality) => image.webp({ quality, effort: 4, smartSubsample: true }),
-  avif: (image, quality, pixels) => image.avif({ quality, effort: pixels <= AVIF_EFFORT_4_PIXELS ? 4 : 3 }),
+  avif: (image, quality, pixelCount) => image.avif({ quality, effort: pixelCount <= AVIF_EFFORT_4_PIXELS ? 4 : 3 }),
 };
 
 /**
@@ -123,7 +123,7 @@ export async function photo({ bytes: input, options }) {
       // (a WebP or AVIF original stays the fallback of its own sources).
       if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
       scorer ??= ssimulacra2Scorer(original);
-      const found = await lowestPassing(bytes, { scorer, width: null, pixels: original.width * original.height }, format, keepProfile, options);
+      const found = await lowestPassing(bytes, { scorer, width: null, pixelCount: original.width * original.height }, format, keepProfile, options);
       if (found.trial.quality !== null) fullSizeQuality.set(format, found.trial.quality);
       trials.push(found.trial);
       if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
@@ -133,8 +133,8 @@ export async function photo({ bytes: input, options }) {
     const resized = [];
     for (const width of candidateWidths(options.sizes ?? [], original.width, original.height)) {
       if (width < 8 || (original.height * width) / original.width < 8) continue;
-      const resizedPixels = await shown(bytes, options.maxPixels, width);
-      const target = { scorer: ssimulacra2Scorer(resizedPixels), width, pixels: resizedPixels.width * resizedPixels.height };
+      const reference = await shown(bytes, options.maxPixels, width);
+      const target = { scorer: ssimulacra2Scorer(reference), width, pixelCount: reference.width * reference.height };
       // Each width in the original's own format too (the fallback's widths), WebP otherwise only where AVIF is not
       // offered: a browser without AVIF takes the fallback's widths.
       for (const format of new Set([...options.formats, type])) {
@@ -202,7 +202,7 @@ function shown3(rgba, width, height) {
  * QUALITY_STEP (typically 3 or 4 encodings). Where scores do not rise, the
  * search still returns only a variant that was measured and passed.
  * @param {Buffer} bytes
- * @param {{ scorer: import('../ssimulacra2.js').Ssimulacra2Scorer, width: number | null, pixels: number }} target
+ * @param {{ scorer: import('../ssimulacra2.js').Ssimulacra2Scorer, width: number | null, pixelCount: number }} target
  *   the original's pixels as scored, at WIDTH (null: the original's size), and their count
  * @param {PhotoFormat} format
  * @param {boolean} keepProfile
@@ -210,7 +210,7 @@ function shown3(rgba, width, height) {
  * @param {number} [start] the quality to try first (else FIRST_GUESS)
  * @returns {Promise<{ trial: PhotoTrial, variant: PhotoVariant | null }>}
  */
-async function lowestPassing(bytes, { scorer, width, pixels: count }, format, keepProfile, options, start) {
+async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepProfile, options, start) {
   const [min, max] = QUALITY_RANGE[format];
   const gate = options.score;
   /** @param {number} quality */
@@ -218,7 +218,7 @@ async function lowestPassing(bytes, { scorer, width, pixels: count }, format, ke
     let image = sharp(bytes, { limitInputPixels: options.maxPixels }).autoOrient();
     if (width) image = image.resize({ width, kernel: 'lanczos3' });
     if (keepProfile) image = image.keepIccProfile();
-    const encoded = await ENCODE[format](image, quality, count).toBuffer();
+    const encoded = await ENCODE[format](image, quality, pixelCount).toBuffer();
     const decoded = await shown(encoded, options.maxPixels);
     return { encoded, score: scorer.score(decoded), width: decoded.width, height: decoded.height };
   };
