@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { ssimulacra2Scorer } from '../src/images/ssimulacra2.js';
 import { encodePng } from '../src/images/png/encode.js';
-import { ENCODE, FIRST_GUESS, QUALITY_RANGE } from '../src/images/jobs/photo.js';
+import { AVIF_SEARCH_EFFORT, ENCODE, FIRST_GUESS, QUALITY_RANGE } from '../src/images/jobs/photo.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PHOTOS = path.join(ROOT, 'fixtures/modern/img/photos');
@@ -37,7 +37,7 @@ const SUBJECTS = [
 ];
 
 /** @typedef {'jpeg' | 'avif'} Encoder */
-/** Encoders, quality ranges and first guesses as the photos pass has them (src/images/jobs/photo.js). @type {Record<Encoder, { label: string, range: [number, number], guess: number, encode: (image: import('sharp').Sharp, quality: number, pixelCount: number) => import('sharp').Sharp }>} */
+/** Encoders, quality ranges and first guesses as the photos pass has them (src/images/jobs/photo.js). @type {Record<Encoder, { label: string, range: [number, number], guess: number, encode: (image: import('sharp').Sharp, quality: number, effort: number) => import('sharp').Sharp }>} */
 const ENCODERS = {
   jpeg: { label: 'JPEG (mozjpeg)', range: QUALITY_RANGE.jpeg, guess: FIRST_GUESS.jpeg, encode: ENCODE.jpeg },
   avif: { label: 'AVIF (effort 3)', range: QUALITY_RANGE.avif, guess: FIRST_GUESS.avif, encode: ENCODE.avif },
@@ -179,7 +179,7 @@ for (const { name, crop } of SUBJECTS) {
     const measure = async (quality) => {
       const cached = measured.get(quality);
       if (cached) return cached;
-      const encoded = await encode(sharp(bytes).autoOrient(), quality, original.width * original.height).toBuffer();
+      const encoded = await encode(sharp(bytes).autoOrient(), quality, AVIF_SEARCH_EFFORT).toBuffer();
       const pixels = await shown(encoded);
       const m = { quality, bytes: encoded.length, score: scorer.score(pixels), pixels };
       measured.set(quality, m);
@@ -242,7 +242,7 @@ const section = [
     copies and given film grain:
     [fixtures/sources/photos/README.md](../fixtures/sources/photos/README.md)).
     Each is re-encoded at full size as the \`photos\` pass writes it (mozjpeg;
-    AVIF at effort 3, as at every size above 0.5 megapixels) and scored against the original's pixels. For each
+    AVIF at effort 3, as the search encodes it) and scored against the original's pixels. For each
     encoder:`),
   `- **just above**: the lowest quality that scores ${GATE} or more, what the
   pass looks for;

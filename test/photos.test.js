@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { ssimulacra2 } from '../src/images/ssimulacra2.js';
-import { ENCODE, webpKind } from '../src/images/jobs/photo.js';
+import { ENCODE, photo, webpKind } from '../src/images/jobs/photo.js';
 import photosPass from '../src/passes/photos.js';
 import { readTree, tempDir, writeTree } from './helpers/tmp.js';
 
@@ -189,13 +189,27 @@ describe('photos', () => {
     expect(on.pass.decisions.find((d) => d.file === 'b.webp')).toEqual({ file: 'b.webp', action: 'kept', reason: 'a lossless WebP: kept pixel-exact' });
   }, 180_000);
 
-  it('encodes AVIF at effort 4 up to 500,000 pixels and at effort 3 above', async () => {
-    // The encoder's bytes depend on its effort alone here: the same image and quality.
-    const image = () => sharp(path.join(SOURCES, 'chelsea.png')).resize({ width: 96 });
-    const at = async (/** @type {number} */ effort) => image().avif({ quality: 70, effort }).toBuffer();
-    const [three, four] = [await at(3), await at(4)];
-    expect(three.equals(four)).toBe(false);
-    expect(await ENCODE.avif(image(), 70, 500_000).toBuffer()).toEqual(four);
-    expect(await ENCODE.avif(image(), 70, 500_001).toBuffer()).toEqual(three);
-  });
+  it('searches AVIF at effort 3, then up to 500,000 pixels writes effort 4 two qualities lower when it passes and is smaller', async () => {
+    const avif = async (/** @type {Buffer} */ bytes) => {
+      const result = await photo({ bytes, options: { score: GATE, formats: ['avif'], maxPixels: 100_000_000 } });
+      expect(result.status).toBe('converted');
+      return /** @type {import('../src/images/jobs/photo.js').PhotoConverted} */ (result).variants[0];
+    };
+    const score = async (/** @type {Buffer} */ original, /** @type {Buffer} */ encoded) => ssimulacra2(await shown(original), await shown(encoded));
+    // 600x400, 240,000 pixels: effort 3's search ends at quality 77 (75 fails); effort 4 at 75 passes and is smaller.
+    const small = await photoJpeg('coffee.png', { width: 600 });
+    const finished = await avif(small);
+    expect([finished.width, finished.height, finished.quality, finished.effort, finished.bytes.length]).toEqual([600, 400, 75, 4, 50_375]);
+    expect(finished.bytes).toEqual(await ENCODE.avif(sharp(small), 75, 4).toBuffer());
+    expect(await score(small, finished.bytes)).toBeGreaterThanOrEqual(GATE);
+    const found = await ENCODE.avif(sharp(small), 77, 3).toBuffer();
+    expect(await score(small, found)).toBeGreaterThanOrEqual(GATE);
+    expect(await score(small, await ENCODE.avif(sharp(small), 75, 3).toBuffer())).toBeLessThan(GATE);
+    expect(finished.bytes.length).toBeLessThan(found.length);
+    // 1000x667, 667,000 pixels: effort 3's find is written.
+    const large = await photoJpeg('coffee.png', { width: 1000 });
+    const searched = await avif(large);
+    expect([searched.width, searched.height, searched.quality, searched.effort, searched.bytes.length]).toEqual([1000, 667, 75, 3, 87_595]);
+    expect(searched.bytes).toEqual(await ENCODE.avif(sharp(large), 75, 3).toBuffer());
+  }, 120_000);
 });

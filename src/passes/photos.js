@@ -254,7 +254,7 @@ async function placeVariants(site, ctx, original, result) {
   const add = async (variant, suffix) => {
     const { target } = await addReplacement(site, original, variant.bytes, EXTENSION[variant.format], suffix);
     placed.added.push(target);
-    placed.described.push(`${target} (${NAME[variant.format]} q${variant.quality}, SSIMULACRA 2 ${variant.score.toFixed(1)}, ${variant.bytes.length} B)`);
+    placed.described.push(`${target} (${NAME[variant.format]} q${variant.quality}${variant.effort ? ` effort ${variant.effort}` : ''}, SSIMULACRA 2 ${variant.score.toFixed(1)}, ${variant.bytes.length} B)`);
     placed.score = Math.min(placed.score, variant.score);
     return target;
   };

@@ -33,6 +33,7 @@ import { candidateWidths } from '../responsive.js';
  * @property {number} height
  * @property {Buffer} bytes
  * @property {number} quality the encoder's quality setting
+ * @property {number} [effort] AVIF's encoder effort
  * @property {number} score its SSIMULACRA 2 score against the original
  *
  * @typedef {object} PhotoTrial one format tried: its best variant, or why none
@@ -73,22 +74,25 @@ const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 0.5, webp: 0.5
 const QUALITY_STEP = 2;
 const RESIZED_QUALITY_STEP = 1;
 /**
- * AVIF is encoded at effort 4 up to this many pixels, at effort 3 above.
- * At the gate, effort 4 is 0-11% smaller than effort 3 on the fixtures'
- * photographs (median 5%) but takes six times as long: a second or two at the widths
- * most visitors are served, 25 s at 2400x1600 (docs/measurements/photos.md).
+ * AVIF is searched at effort 3. Up to this many pixels (the widths most visitors are served), effort 4 is then
+ * tried two qualities below the quality found, then one below, and taken when it passes and is smaller.
+ * At the gate effort 4 is 0-11% smaller than effort 3 (median 5%; its lowest passing quality lay 0-5 below
+ * effort 3's) and each encoding takes six times as long: a second or two at these widths, 25 s at 2400x1600
+ * (docs/measurements/photos.md).
  */
 const AVIF_EFFORT_4_PIXELS = 500_000;
+/** AVIF's encoder effort while searching. */
+export const AVIF_SEARCH_EFFORT = 3;
 
 /**
  * The encoders, as the search runs them and as the result is written: what
- * is scored is what is served.
- * @type {Record<PhotoFormat, (image: import('sharp').Sharp, quality: number, pixelCount: number) => import('sharp').Sharp>}
+ * is scored is what is served. EFFORT is AVIF's (the others have one setting).
+ * @type {Record<PhotoFormat, (image: import('sharp').Sharp, quality: number, effort: number) => import('sharp').Sharp>}
  */
 export const ENCODE = {
   jpeg: (image, quality) => image.jpeg({ quality, mozjpeg: true }),
   webp: (image, quality) => image.webp({ quality, effort: 4, smartSubsample: true }),
-  avif: (image, quality, pixelCount) => image.avif({ quality, effort: pixelCount <= AVIF_EFFORT_4_PIXELS ? 4 : 3 }),
+  avif: (image, quality, effort) => image.avif({ quality, effort }),
 };
 
 /**
@@ -200,7 +204,8 @@ function shown3(rgba, width, height) {
  * is estimated from the slope, then the bracket of a failing and a passing
  * quality is narrowed by interpolating the gate between their scores, down to
  * QUALITY_STEP (typically 3 or 4 encodings). Where scores do not rise, the
- * search still returns only a variant that was measured and passed.
+ * search still returns only a variant that was measured and passed. An AVIF
+ * of up to AVIF_EFFORT_4_PIXELS is then tried at effort 4 (see there).
  * @param {Buffer} bytes
  * @param {{ scorer: import('../ssimulacra2.js').Ssimulacra2Scorer, width: number | null, pixelCount: number }} target
  *   the original's pixels as scored, at WIDTH (null: the original's size), and their count
@@ -213,12 +218,12 @@ function shown3(rgba, width, height) {
 async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepProfile, options, start) {
   const [min, max] = QUALITY_RANGE[format];
   const gate = options.score;
-  /** @param {number} quality */
-  const measure = async (quality) => {
+  /** @param {number} quality @param {number} effort AVIF's (ignored by the other encoders) */
+  const measure = async (quality, effort) => {
     let image = sharp(bytes, { limitInputPixels: options.maxPixels }).autoOrient();
     if (width) image = image.resize({ width, kernel: 'lanczos3' });
     if (keepProfile) image = image.keepIccProfile();
-    const encoded = await ENCODE[format](image, quality, pixelCount).toBuffer();
+    const encoded = await ENCODE[format](image, quality, effort).toBuffer();
     const decoded = await shown(encoded, options.maxPixels);
     return { encoded, score: scorer.score(decoded), width: decoded.width, height: decoded.height };
   };
@@ -227,7 +232,7 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
   const tried = new Map();
   /** @param {number} quality */
   const attempt = async (quality) => {
-    const found = tried.get(quality) ?? (await measure(quality));
+    const found = tried.get(quality) ?? (await measure(quality, AVIF_SEARCH_EFFORT));
     tried.set(quality, found);
     return found.score;
   };
@@ -256,10 +261,21 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
   }
   const bestScore = Math.max(...[...tried.values()].map((t) => t.score));
   if (!bracket.pass) return { trial: { format, bytes: null, quality: null, score: round(bestScore) }, variant: null };
-  const { q } = bracket.pass;
-  const { encoded: found, score, width: shownWidth, height: shownHeight } = /** @type {Measured} */ (tried.get(q));
+  let [q, written] = [bracket.pass.q, AVIF_SEARCH_EFFORT];
+  let best = /** @type {Measured} */ (tried.get(q));
+  if (format === 'avif' && pixelCount <= AVIF_EFFORT_4_PIXELS) {
+    for (const below of [2, 1]) {
+      if (q - below < min) continue;
+      const finish = await measure(q - below, 4);
+      if (finish.score >= gate && finish.encoded.length < best.encoded.length) {
+        [q, written, best] = [q - below, 4, finish];
+        break;
+      }
+    }
+  }
+  const { encoded: found, score, width: shownWidth, height: shownHeight } = best;
   const encoded = format === 'jpeg' ? withMark(found) : found;
-  return { trial: { format, bytes: encoded.length, quality: q, score: round(score) }, variant: { format, width: shownWidth, height: shownHeight, bytes: encoded, quality: q, score: round(score) } };
+  return { trial: { format, bytes: encoded.length, quality: q, score: round(score) }, variant: { format, width: shownWidth, height: shownHeight, bytes: encoded, quality: q, ...(format === 'avif' && { effort: written }), score: round(score) } };
 }
 
 /** @param {number} score */
