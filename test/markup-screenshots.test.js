@@ -6,7 +6,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { startServer } from '../src/loader/server.js';
-import { chromiumMissing, chromiumTest, launchChromium } from './helpers/chromium.js';
+import { chromiumMissing, chromiumTest, launchChromium, screenshot } from './helpers/chromium.js';
 import { tempDir } from './helpers/tmp.js';
 
 const SITES = {
@@ -24,14 +24,14 @@ const BUILDS = {
  * @param {import('playwright-core').Browser} browser
  * @param {string} url
  */
-async function screenshot(browser, url) {
+async function screenshotOf(browser, url) {
   const context = await browser.newContext({ viewport: { width: 1024, height: 768 }, deviceScaleFactor: 1 });
   try {
     const page = await context.newPage();
     const response = await page.goto(url, { waitUntil: 'load' });
     expect(response?.status()).toBe(200);
     await page.evaluate(() => document.fonts.ready);
-    const png = await page.screenshot({ fullPage: true, animations: 'disabled' });
+    const png = await screenshot(page, { fullPage: true, animations: 'disabled' });
     return sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   } finally {
     await context.close();
@@ -74,9 +74,9 @@ describe('markup passes in Chromium', () => {
     for (const page of site.pages) {
       chromiumTest(`${name}/${page}: pixel-identical after ${Object.keys(BUILDS).join(', and after ')}`, async () => {
         const b = /** @type {import('playwright-core').Browser} */ (browser);
-        const before = await screenshot(b, `${served[name].before.url}/${page}`);
+        const before = await screenshotOf(b, `${served[name].before.url}/${page}`);
         for (const [label, server] of Object.entries(served[name].after)) {
-          const after = await screenshot(b, `${server.url}/${page}`);
+          const after = await screenshotOf(b, `${server.url}/${page}`);
           expect([after.info.width, after.info.height], label).toEqual([before.info.width, before.info.height]);
           let differing = 0;
           for (let i = 0; i < before.data.length; i += 4) if (before.data.readUInt32BE(i) !== after.data.readUInt32BE(i)) differing++;

@@ -19,7 +19,7 @@ import sharp from 'sharp';
 import { build } from '../src/pipeline.js';
 import { change, compareSites, headline, REPORT_NETWORKS } from '../src/report/compare.js';
 import { PAGES_OPEN, renderHtmlReport, TOP_PAGES } from '../src/report/html.js';
-import { chromiumTest, launchChromium, offlinePage } from './helpers/chromium.js';
+import { chromiumTest, launchChromium, offlinePage, screenshot } from './helpers/chromium.js';
 import { tempDir } from './helpers/tmp.js';
 
 const int = new Intl.NumberFormat('en-US');
@@ -335,7 +335,7 @@ describe('the HTML report laid out in Chromium', () => {
       const { context, page } = await open({ width: 1280, height: 800 }, file);
       try {
         const png = path.join(shotDir(dir), `report-html-first-screen-${name}.png`);
-        await page.screenshot({ path: png });
+        await screenshot(page, { path: png });
         const meta = await sharp(png).metadata();
         expect([meta.width, meta.height]).toEqual([1280, 800]);
         const shown = await page.evaluate(firstScreen);

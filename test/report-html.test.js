@@ -8,7 +8,7 @@ import { compareSites, headline } from '../src/report/compare.js';
 import { commonFolder, escapeHtml, niceTicks, renderHtmlReport, WATERFALL_ROWS, WORSE_PERCENT } from '../src/report/html.js';
 import { FILTER_SCRIPT } from '../src/report/html-filter.js';
 import { tempDir } from './helpers/tmp.js';
-import { chromiumTest, launchChromium, offlinePage } from './helpers/chromium.js';
+import { chromiumTest, launchChromium, offlinePage, screenshot } from './helpers/chromium.js';
 
 const int = new Intl.NumberFormat('en-US');
 const EVIL = 'images/<script>alert(1)</script>&"x\'.gif';
@@ -396,7 +396,7 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
   chromiumTest('renders a full-page screenshot with colour', async () => {
     const { page } = await opened();
     const png = path.join(dir, 'report.png');
-    await page.screenshot({ path: png, fullPage: true });
+    await screenshot(page, { path: png, fullPage: true });
     const bytes = await fs.readFile(png);
     expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect(bytes.length).toBeGreaterThan(100_000);

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { offerInCss, offerWidthsInCss, offerWidthsInStyleAttributes } from '../src/images/image-set.js';
-import { chromiumTest, launchChromium, offlinePage } from './helpers/chromium.js';
+import { chromiumTest, launchChromium, offlinePage, screenshot } from './helpers/chromium.js';
 import { candidateWidths, sizesAttribute, sizesEntries, srcsetAttribute } from '../src/images/responsive.js';
 import { sizesWidth } from '../src/site/image-choice.js';
 import { viewportsOf } from '../src/images/layout.js';
@@ -136,7 +136,7 @@ describe('a style attribute\'s background in widths', () => {
       for (const [width, drawn] of /** @type {const} */ ([[500, 'img/a-640w.avif'], [1280, 'img/a.avif']])) {
         const { context, page, requests, errors } = await offlinePage(browser, { viewport: { width, height: 300 } });
         await page.goto(pathToFileURL(path.join(out, 'index.html')).href, { waitUntil: 'load' });
-        const { data } = await sharp(await page.screenshot({ clip: { x: 300, y: 50, width: 1, height: 1 } })).raw().toBuffer({ resolveWithObject: true });
+        const { data } = await sharp(await screenshot(page, { clip: { x: 300, y: 50, width: 1, height: 1 } })).raw().toBuffer({ resolveWithObject: true });
         expect([...data.subarray(0, 3)].map((v) => Math.round(v / 16)), `${width} px`).toEqual(COLOURS[drawn].map((v) => Math.round(v / 16)));
         expect(requests.filter((u) => u.includes('/img/')).map((u) => u.slice(u.indexOf('/img/') + 1)), `${width} px`).toEqual([drawn]);
         expect(errors).toEqual([]);

@@ -12,7 +12,7 @@ import { describe, expect } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { pictureSimilarity } from '../src/text-images/pixels.js';
 import { startServer } from '../src/loader/server.js';
-import { chromiumTest, launchChromium } from './helpers/chromium.js';
+import { chromiumTest, launchChromium, screenshot } from './helpers/chromium.js';
 import { tempDir } from './helpers/tmp.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -48,7 +48,7 @@ async function shoot(browser, dir, selector) {
       const r = e.getBoundingClientRect();
       return { x: r.x + window.scrollX, y: r.y + window.scrollY, width: r.width, height: r.height, src: e.getAttribute('src') ?? '' };
     }));
-    const png = await page.screenshot({ fullPage: true, animations: 'disabled' });
+    const png = await screenshot(page, { fullPage: true, animations: 'disabled' });
     const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     return { data, width: info.width, height: info.height, boxes };
   } finally {

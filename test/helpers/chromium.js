@@ -78,6 +78,24 @@ export async function offlinePage(browser, options = {}) {
 }
 
 /**
+ * page.screenshot, taken again once when Chromium reports that it could not
+ * capture a frame ("Unable to capture screenshot", seen on a loaded machine):
+ * that is the browser failing to produce a picture, not a finding about the
+ * page. Any other error, or a second failure, is thrown.
+ * @param {import('playwright-core').Page} page
+ * @param {import('playwright-core').PageScreenshotOptions} [options]
+ * @returns {Promise<Buffer>}
+ */
+export async function screenshot(page, options) {
+  try {
+    return await page.screenshot(options);
+  } catch (error) {
+    if (!String(/** @type {Error} */ (error)?.message).includes('Unable to capture screenshot')) throw error;
+    return page.screenshot(options);
+  }
+}
+
+/**
  * A full-page screenshot of a page that has finished drawing: the network
  * idle, fonts loaded, two frames drawn, and the picture the same twice in a
  * row. An external `<use>` or an image inside an SVG may still be on its way
@@ -88,9 +106,9 @@ export async function offlinePage(browser, options = {}) {
 export async function settledScreenshot(page) {
   await page.waitForLoadState('networkidle');
   await page.evaluate(() => document.fonts.ready.then(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))));
-  let shot = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide' });
+  let shot = await screenshot(page, { fullPage: true, animations: 'disabled', caret: 'hide' });
   for (let attempt = 0; attempt < 5; attempt++) {
-    const again = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide' });
+    const again = await screenshot(page, { fullPage: true, animations: 'disabled', caret: 'hide' });
     if (again.equals(shot)) return shot;
     shot = again;
   }
