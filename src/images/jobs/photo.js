@@ -75,7 +75,8 @@ const QUALITY_STEP = 2;
 const RESIZED_QUALITY_STEP = 1;
 /**
  * AVIF is searched at effort 3. Up to this many pixels (the widths most visitors are served), effort 4 is then
- * tried two qualities below the quality found, then one below, and taken when it passes and is smaller.
+ * tried two quantizer levels below the quality found, then one below (avifQualityLevels), and taken when it
+ * passes and is smaller.
  * At the gate effort 4 is 0-11% smaller than effort 3 (median 5%; its lowest passing quality lay 0-5 below
  * effort 3's) and each encoding takes six times as long: a second or two at these widths, 25 s at 2400x1600
  * (docs/measurements/photos.md).
@@ -94,6 +95,38 @@ export const ENCODE = {
   webp: (image, quality) => image.webp({ quality, effort: 4, smartSubsample: true }),
   avif: (image, quality, effort) => image.avif({ quality, effort }),
 };
+
+/**
+ * Which AVIF qualities give the same encoding. sharp maps a quality to one of
+ * the encoder's 64 quantizer levels, so some neighbouring qualities share one
+ * (76 and 77, 80 and 81, ...): trying both would encode the same file twice.
+ * Found once per thread, by encoding a small noise image, which any change of
+ * quantizer changes, at every quality of the range (about 0.3 s).
+ * @type {Promise<Map<number, number>> | undefined}
+ */
+let qualityLevels;
+
+/** Each AVIF quality of QUALITY_RANGE.avif, mapped to the lowest quality of its level. */
+function avifQualityLevels() {
+  qualityLevels ??= (async () => {
+    const side = 64;
+    const noise = Buffer.alloc(side * side * 3);
+    for (let i = 0, x = 1; i < noise.length; i++) noise[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
+    /** @type {Map<number, number>} */
+    const levels = new Map();
+    let previous = Buffer.alloc(0);
+    let lowest = 0;
+    const [min, max] = QUALITY_RANGE.avif;
+    for (let quality = min; quality <= max; quality++) {
+      const encoded = await sharp(noise, { raw: { width: side, height: side, channels: 3 } }).avif({ quality, effort: 0 }).toBuffer();
+      if (!encoded.equals(previous)) lowest = quality;
+      levels.set(quality, lowest);
+      previous = encoded;
+    }
+    return levels;
+  })();
+  return qualityLevels;
+}
 
 /**
  * @param {{ bytes: Uint8Array, options: PhotoJobOptions }} input
@@ -264,14 +297,22 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
   let [q, written] = [bracket.pass.q, AVIF_SEARCH_EFFORT];
   let best = /** @type {Measured} */ (tried.get(q));
   if (format === 'avif' && pixelCount <= AVIF_EFFORT_4_PIXELS) {
-    for (const below of [2, 1]) {
-      if (q - below < min) continue;
-      const finish = await measure(q - below, 4);
-      if (finish.score >= gate && finish.encoded.length < best.encoded.length) {
-        [q, written, best] = [q - below, 4, finish];
-        break;
-      }
+    const levels = await avifQualityLevels();
+    /** The highest quality of each of the two quantizer levels below the one found. @type {number[]} */
+    const below = [];
+    for (let at = q - 1, level = levels.get(q); at >= min && below.length < 2; at--) {
+      if (levels.get(at) !== level) below.push(at);
+      level = levels.get(at);
     }
+    /** @param {number | undefined} at */
+    const finish = async (at) => {
+      if (at === undefined) return false;
+      const measured = await measure(at, 4);
+      if (measured.score < gate || measured.encoded.length >= best.encoded.length) return false;
+      [q, written, best] = [at, 4, measured];
+      return true;
+    };
+    if (!(await finish(below[1]))) await finish(below[0]);
   }
   const { encoded: found, score, width: shownWidth, height: shownHeight } = best;
   const encoded = format === 'jpeg' ? withMark(found) : found;
