@@ -99,7 +99,8 @@ export const ENCODE = {
 /**
  * Which AVIF qualities give the same encoding. sharp maps a quality to one of
  * the encoder's 64 quantizer levels, so some neighbouring qualities share one
- * (76 and 77, 80 and 81, ...): trying both would encode the same file twice.
+ * (76 and 77, 80 and 81, ...): the search measures each level once, and the
+ * effort-4 finish counts levels, not qualities.
  * Found once per thread, by encoding a small noise image, which any change of
  * quantizer changes, at every quality of the range (about 0.3 s).
  * @type {Promise<Map<number, number>> | undefined}
@@ -261,12 +262,18 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
     return { encoded, score: scorer.score(decoded), width: decoded.width, height: decoded.height };
   };
   /** @typedef {{ encoded: Buffer, score: number, width: number, height: number }} Measured */
-  /** @type {Map<number, Measured>} */
+  /** AVIF's qualities of one quantizer level give one file: a level measured once serves them all. */
+  const levels = format === 'avif' ? await avifQualityLevels() : null;
+  const levelOf = (/** @type {number} */ quality) => levels?.get(quality) ?? quality;
+  /** Measured at the search's effort, by quality. @type {Map<number, Measured>} */
   const tried = new Map();
+  /** The same, by level. @type {Map<number, Measured>} */
+  const byLevel = new Map();
   /** @param {number} quality */
   const attempt = async (quality) => {
-    const found = tried.get(quality) ?? (await measure(quality, AVIF_SEARCH_EFFORT));
+    const found = tried.get(quality) ?? byLevel.get(levelOf(quality)) ?? (await measure(quality, AVIF_SEARCH_EFFORT));
     tried.set(quality, found);
+    byLevel.set(levelOf(quality), found);
     return found.score;
   };
   /** @typedef {{ q: number, score: number }} Point */
@@ -297,12 +304,11 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
   let [q, written] = [bracket.pass.q, AVIF_SEARCH_EFFORT];
   let best = /** @type {Measured} */ (tried.get(q));
   if (format === 'avif' && pixelCount <= AVIF_EFFORT_4_PIXELS) {
-    const levels = await avifQualityLevels();
     /** The highest quality of each of the two quantizer levels below the one found. @type {number[]} */
     const below = [];
-    for (let at = q - 1, level = levels.get(q); at >= min && below.length < 2; at--) {
-      if (levels.get(at) !== level) below.push(at);
-      level = levels.get(at);
+    for (let at = q - 1, level = levelOf(q); at >= min && below.length < 2; at--) {
+      if (levelOf(at) !== level) below.push(at);
+      level = levelOf(at);
     }
     /** @param {number | undefined} at */
     const finish = async (at) => {
