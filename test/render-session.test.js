@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readTree, tempDir } from './helpers/tmp.js';
-import { PLAYWRIGHT_DISABLED_FEATURES, RENDERS_PER_PURGE, RenderSession, RenderSessions, UNUSED_FEATURES } from '../src/text-images/browser.js';
+import { BATCH_AREA, PLAYWRIGHT_DISABLED_FEATURES, SLOTS_PER_PURGE, RenderSession, RenderSessions, UNUSED_FEATURES } from '../src/text-images/browser.js';
 
 /** Two colours side by side, 6x4, as a PNG: the original must come back exactly, every time. */
 async function twoColours() {
@@ -15,11 +15,11 @@ async function twoColours() {
 }
 const variant = { html: '<span class="v">x</span>', css: '.v{display:block;width:6px;height:4px;background:#14e}' };
 
-describe('a render session replaces its page after a number of renders', () => {
+describe('a render session replaces its page after a number of slots', () => {
   /** @type {RenderSession} */
   let session;
   beforeAll(async () => {
-    session = await RenderSession.open({ rendersPerPage: 2 });
+    session = await RenderSession.open({ slotsPerPage: 4 });
   });
   afterAll(async () => {
     await session?.close();
@@ -33,7 +33,7 @@ describe('a render session replaces its page after a number of renders', () => {
       drawn.push(await session.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]));
       pages.push(session.page);
     }
-    // Renders 1-2 on the first page, 3-4 on the second, 5 on the third.
+    // Two slots a render: renders 1-2 on the first page, 3-4 on the second, 5 on the third.
     expect(new Set(pages).size).toBe(3);
     expect(pages.map((p) => p.isClosed())).toEqual([true, true, true, true, false]);
     const expected = await sharp(bytes).ensureAlpha().raw().toBuffer();
@@ -70,11 +70,11 @@ describe('a render session keeps its renderer small', () => {
     expect(Buffer.from(after.variants[0].data).equals(Buffer.from(first.variants[0].data))).toBe(true);
   });
 
-  it('purges by itself every RENDERS_PER_PURGE renders', async () => {
+  it('purges by itself every SLOTS_PER_PURGE slots', async () => {
     const bytes = await twoColours();
     const fresh = await RenderSession.open();
     try {
-      for (let i = 0; i < RENDERS_PER_PURGE; i++) await fresh.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      for (let i = 0; i < SLOTS_PER_PURGE / 2; i++) await fresh.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
       const before = (await fresh.tab.cdp.send('Memory.getDOMCounters')).nodes;
       await fresh.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
       const after = (await fresh.tab.cdp.send('Memory.getDOMCounters')).nodes;
@@ -118,22 +118,77 @@ describe('render sessions share one browser', () => {
   });
 });
 
+describe('renders asked for together', () => {
+  it('are drawn on one page, each with the pixels it has drawn alone', async () => {
+    const bytes = await twoColours();
+    const text = (/** @type {string} */ name, /** @type {string} */ colour) => ({ html: `<span class="${name}">Ag</span>`, css: `.${name}{font:13px "DejaVu Sans";line-height:14px;color:${colour}}` });
+    /** @type {[number, number, import('../src/text-images/browser.js').Variant[], [number, number, number]][]} */
+    const requests = [
+      [6, 4, [variant], [255, 255, 255]],
+      [30, 16, [text('a', '#123'), text('b', '#c00')], [255, 0, 255]],
+      [6, 4, [variant, variant, variant], [0, 0, 0]],
+      [20, 14, [text('c', '#fff')], [10, 60, 120]],
+      // 26 slots of 40 + 8 px: past COLUMN_HEIGHT, the last ones in a column to the right.
+      [20, 40, Array.from({ length: 25 }, () => text('d', '#000')), [255, 255, 255]],
+    ];
+    const alone = await RenderSession.open();
+    const sessions = new RenderSessions(1);
+    const batches = vi.spyOn(RenderSession.prototype, 'renderAll');
+    try {
+      /** @type {import('../src/text-images/browser.js').Drawn[]} */
+      const expected = [];
+      for (const [w, h, variants, background] of requests) expected.push(await alone.render({ bytes, mime: 'image/png' }, w, h, variants, background));
+      batches.mockClear();
+      const together = await Promise.all(requests.map(([w, h, variants, background]) => sessions.render({ bytes, mime: 'image/png' }, w, h, variants, background)));
+      expect(batches.mock.calls.map(([batch]) => batch.length)).toEqual([5]);
+      together.forEach((drawn, i) => {
+        expect(Buffer.from(drawn.original.data).equals(Buffer.from(expected[i].original.data)), `request ${i}`).toBe(true);
+        expect(drawn.variants.length).toBe(expected[i].variants.length);
+        drawn.variants.forEach((v, j) => expect(Buffer.from(v.data).equals(Buffer.from(expected[i].variants[j].data)), `request ${i} variant ${j}`).toBe(true));
+      });
+      // The text differs from its background: the pictures compared hold ink.
+      expect(new Set(together[1].variants[0].data).size).toBeGreaterThan(4);
+    } finally {
+      batches.mockRestore();
+      await alone.close();
+      await sessions.close();
+    }
+  });
+
+  it('are shared among the free sessions, at most BATCH_AREA of slots to a screenshot', async () => {
+    const bytes = await twoColours();
+    const sessions = new RenderSessions(2);
+    const batches = vi.spyOn(RenderSession.prototype, 'renderAll');
+    try {
+      // Each render: 2 slots of (6 + 8) x (4 + 8) px.
+      const n = Math.ceil(BATCH_AREA / 336) * 3;
+      await Promise.all(Array.from({ length: n }, () => sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255])));
+      const sizes = batches.mock.calls.map(([batch]) => batch.length);
+      expect(sizes.reduce((a, b) => a + b, 0)).toBe(n);
+      expect(Math.max(...sizes)).toBe(Math.floor(BATCH_AREA / 336));
+      expect(sizes.length).toBe(4);
+    } finally {
+      batches.mockRestore();
+      await sessions.close();
+    }
+  });
+});
+
 describe('a render that fails', () => {
-  it('leaves a fresh page for the next task', async () => {
+  it('fails the renders drawn with it, and leaves a fresh page for the next', async () => {
     const sessions = new RenderSessions(1);
     try {
       const bytes = await twoColours();
-      /** @type {import('playwright-core').Page | undefined} */
-      let broken;
-      await expect(sessions.use(async (s) => {
-        broken = s.page;
-        await s.page.close();
-        return s.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
-      })).rejects.toThrow(/closed/);
-      const drawn = await sessions.use(async (s) => {
-        expect(s.page).not.toBe(broken);
-        return s.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
-      });
+      await sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      const [session] = sessions.idle;
+      const broken = session.page;
+      await broken.close();
+      const failed = await Promise.allSettled([1, 2].map(() => sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255])));
+      expect(failed.map((f) => f.status)).toEqual(['rejected', 'rejected']);
+      expect(String(/** @type {PromiseRejectedResult} */ (failed[0]).reason)).toMatch(/closed/);
+      const drawn = await sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      expect(sessions.idle).toEqual([session]);
+      expect(session.page).not.toBe(broken);
       expect(Buffer.from(drawn.original.data).equals(await sharp(bytes).ensureAlpha().raw().toBuffer())).toBe(true);
     } finally {
       await sessions.close();

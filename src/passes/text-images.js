@@ -70,7 +70,7 @@ export default {
     }
     /** @type {Replacement[]} */
     const accepted = [];
-    // Fitting in Chromium runs in one browser per thread at once; decisions are then taken in the candidates' order.
+    // Fitting in Chromium runs in a page per thread, the renders of many fits drawn together; decisions are then taken in the candidates' order.
     const sessions = new RenderSessions(ctx.threads, choice);
     const count = (/** @type {'reading' | 'checking'} */ step, /** @type {number} */ done) => /** @type {import('../progress.js').ProgressCount} */ ({ done, total: candidates.length, step: STEPS[step] });
     try {
@@ -101,7 +101,7 @@ export default {
           let fit;
           try {
             const key = { fit: 'textImageFit', image: bytes, plan, width: shape.width, height: shape.height, ...(element === 'button' ? { element } : {}) };
-            fit = await ctx.cached(key, () => sessions.use((session) => fitReplacement(session, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element)));
+            fit = await ctx.cached(key, () => fitReplacement(sessions, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
           } catch (error) {
             if (error instanceof NoBrowserError) return { plan, noBrowser: error };
             // A fit Chromium could not draw (a timeout on an overloaded machine): this image stays, the others go on.

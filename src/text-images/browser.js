@@ -1,10 +1,14 @@
 /**
  * Rendering in real Chromium, driven by playwright-core (which downloads no
- * browser of its own): the original image and its candidate replacements
- * drawn one under another on one page, screenshotted once, and cut into
- * same-sized pictures to compare. The browser is the first that launches of
- * those browser-discovery.js finds. A pass uses one browser with a page per
- * thread (RenderSessions); each page is purged of dead documents often and
+ * browser of its own): an image and its candidate replacements drawn in
+ * same-sized slots, in columns, screenshotted, and cut into pictures to
+ * compare. A screenshot costs about 25 ms whatever it holds (Chromium draws a
+ * frame for it), so the renders waiting when a page is free are drawn
+ * together, one page and one screenshot for all (RenderSessions.render):
+ * every slot sits at whole pixels on its own background, so a picture does
+ * not depend on what was drawn beside it. The browser is the first that
+ * launches of those browser-discovery.js finds. A pass uses one browser with
+ * a page per thread; each page is purged of dead documents often and
  * replaced now and then, so the renderers stay small.
  */
 import sharp from 'sharp';
@@ -16,6 +20,11 @@ import { embeddedBrowser } from './embedded-browser.js';
  * @typedef {import('./pixels.js').Rgb} Rgb
  * @typedef {import('./pixels.js').Rgba} Rgba
  * @typedef {{ html: string, css: string }} Variant an element and the rules it needs (in the harness it is laid out as a block)
+ * @typedef {{ image: { bytes: Uint8Array, mime: string }, width: number, height: number, variants: Variant[], background: Rgb }} RenderRequest
+ *   the image at a size and each variant in a box of the same size, on a background colour
+ * @typedef {{ original: Rgba, variants: Rgba[] }} Drawn the pictures of a request (RGBA, width x height each)
+ * @typedef {{ render(image: RenderRequest['image'], width: number, height: number, variants: Variant[], background: Rgb): Promise<Drawn> }} Renderer
+ *   what draws a fit's renders: a session, or the sessions of a pass
  * @typedef {import('./browser-discovery.js').BrowserCandidate} BrowserCandidate
  *
  * @typedef {object} LaunchedBrowser
@@ -65,20 +74,33 @@ export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--in-process-gpu
 const GAP = 8;
 
 /**
- * Renders between purges of a page's renderer: a full garbage collection and
- * a critical memory-pressure signal (Chromium drops its caches). The DOM of
- * each replaced document stays until a collection, which a small JS heap
+ * Slots drawn between purges of a page's renderer: a full garbage collection
+ * and a critical memory-pressure signal (Chromium drops its caches). The DOM
+ * of each replaced document stays until a collection, which a small JS heap
  * rarely starts: without purges a renderer grew from 50 MB to 190 MB in 500
- * renders and 240 MB in 1,000; purged every 50 it held 86 MB and 96 MB, in the
- * same time.
+ * renders of about four slots, and 240 MB in 1,000; purged every 50 renders
+ * it held 86 MB and 96 MB, in the same time.
  */
-export const RENDERS_PER_PURGE = 50;
+export const SLOTS_PER_PURGE = 200;
 
 /**
- * Renders a page draws before a fresh page (and renderer process) replaces
- * it, for what purges leave (about 10 MB per 500 renders).
+ * Slots a page draws before a fresh page (and renderer process) replaces it,
+ * for what purges leave (about 10 MB per 2,000 slots).
  */
-export const RENDERS_PER_PAGE = 500;
+export const SLOTS_PER_PAGE = 2000;
+
+/**
+ * The area of the slots drawn together at most (px², each slot with its gap),
+ * laid out in columns of COLUMN_HEIGHT: a screenshot's cost grows with its
+ * pixels only past its fixed cost (40 slots of 140x30 take 59 ms, 4 take
+ * 34 ms), and so does the browser process's memory. On 1,000 generated pages
+ * the fits took 37 s drawn one by one, 13 to 18 s at this area (the browser
+ * as large as before, about 170 MB) and 10 s at four times it (the browser
+ * 270 MB).
+ */
+export const BATCH_AREA = 320 * 1024;
+/** Slots are stacked to this height, then a column to the right begins. */
+export const COLUMN_HEIGHT = 1024;
 
 /**
  * @typedef {object} Tab a page in a context of its own
@@ -127,14 +149,17 @@ export class RenderSession {
   /**
    * @param {import('playwright-core').Browser} browser
    * @param {Tab} tab
-   * @param {{ rendersPerPage?: number, ownsBrowser?: boolean }} [options] ownsBrowser: close() closes the browser, not only the page
+   * @param {{ slotsPerPage?: number, ownsBrowser?: boolean }} [options] ownsBrowser: close() closes the browser, not only the page
    */
-  constructor(browser, tab, { rendersPerPage = RENDERS_PER_PAGE, ownsBrowser = false } = {}) {
+  constructor(browser, tab, { slotsPerPage = SLOTS_PER_PAGE, ownsBrowser = false } = {}) {
     this.browser = browser;
     this.tab = tab;
-    this.rendersPerPage = rendersPerPage;
+    this.slotsPerPage = slotsPerPage;
     this.ownsBrowser = ownsBrowser;
-    this.renders = 0;
+    /** Slots drawn on this page. */
+    this.slots = 0;
+    /** Slots drawn since the last purge. */
+    this.unpurged = 0;
   }
 
   get page() {
@@ -143,12 +168,12 @@ export class RenderSession {
 
   /**
    * Starts Chromium with one page that can load nothing from the network.
-   * @param {{ rendersPerPage?: number } & BrowserChoice} [options] rendersPerPage: renders before the page is replaced (tests set a few)
+   * @param {{ slotsPerPage?: number } & BrowserChoice} [options] slotsPerPage: slots drawn before the page is replaced (tests set a few)
    */
-  static async open({ rendersPerPage, browser: named } = {}) {
+  static async open({ slotsPerPage, browser: named } = {}) {
     const { browser } = await launchBrowser({ browser: named });
     try {
-      return new RenderSession(browser, await RenderSession.newTab(browser), { rendersPerPage, ownsBrowser: true });
+      return new RenderSession(browser, await RenderSession.newTab(browser), { slotsPerPage, ownsBrowser: true });
     } catch (error) {
       await browser.close();
       throw error;
@@ -171,12 +196,14 @@ export class RenderSession {
   async renew() {
     const old = this.tab.context;
     this.tab = await RenderSession.newTab(this.browser);
-    this.renders = 0;
+    this.slots = 0;
+    this.unpurged = 0;
     await old.close();
   }
 
-  /** Frees what the renderer keeps of the documents it drew: see RENDERS_PER_PURGE. */
+  /** Frees what the renderer keeps of the documents it drew: see SLOTS_PER_PURGE. */
   async purge() {
+    this.unpurged = 0;
     await this.tab.cdp.send('HeapProfiler.collectGarbage');
     await this.tab.cdp.send('Memory.simulatePressureNotification', { level: 'critical' });
   }
@@ -188,52 +215,79 @@ export class RenderSession {
 
   /**
    * Draws the image at a size and each variant in a box of the same size, on
-   * a background colour, and returns their pixels (RGBA, width x height each).
-   * @param {{ bytes: Uint8Array, mime: string }} image
+   * a background colour, and returns their pixels.
+   * @param {RenderRequest['image']} image
    * @param {number} width
    * @param {number} height
    * @param {Variant[]} variants
    * @param {Rgb} background
-   * @returns {Promise<{ original: Rgba, variants: Rgba[] }>}
+   * @returns {Promise<Drawn>}
    */
   async render(image, width, height, variants, background) {
-    if (this.renders === this.rendersPerPage) await this.renew();
-    else if (this.renders > 0 && this.renders % RENDERS_PER_PURGE === 0) await this.purge();
-    this.renders++;
-    const slots = 1 + variants.length;
-    const pitch = height + GAP;
-    const src = `data:${image.mime};base64,${Buffer.from(image.bytes).toString('base64')}`;
-    const html = [
-      '<!DOCTYPE html><html><head><style>',
-      `html,body{margin:0;padding:0;background:${cssColour(background)}}`,
-      `.slot{position:absolute;left:0;width:${width}px;height:${height}px;overflow:hidden}`,
-      '.slot>*{display:block!important;margin:0!important;float:none!important;vertical-align:top!important}',
-      ...variants.map((v) => v.css),
-      '</style></head><body>',
-      `<div class="slot" style="top:0"><img src="${src}" width="${width}" height="${height}" alt=""></div>`,
-      ...variants.map((v, i) => `<div class="slot" style="top:${(i + 1) * pitch}px">${v.html}</div>`),
-      '</body></html>',
-    ].join('');
-    const pageWidth = Math.max(width, 1);
-    const pageHeight = slots * pitch;
+    return (await this.renderAll([{ image, width, height, variants, background }]))[0];
+  }
+
+  /**
+   * Draws several requests on one page with one screenshot, each slot at a
+   * whole-pixel offset on its request's background.
+   * @param {RenderRequest[]} requests
+   * @returns {Promise<Drawn[]>}
+   */
+  async renderAll(requests) {
+    if (this.slots >= this.slotsPerPage) await this.renew();
+    else if (this.unpurged >= SLOTS_PER_PURGE) await this.purge();
+    const html = ['<!DOCTYPE html><html><head><style>', 'html,body{margin:0;padding:0;background:#fff}', '.slot{position:absolute;overflow:hidden}', '.slot>*{display:block!important;margin:0!important;float:none!important;vertical-align:top!important}'];
+    for (const { variants } of requests) for (const v of variants) html.push(v.css);
+    html.push('</style></head><body>');
+    /** @type {[number, number][][]} each request's slots' left and top */
+    const places = [];
+    let pageWidth = 1;
+    let pageHeight = 0;
+    let left = 0;
+    let top = 0;
+    for (const { image, width, height, variants, background } of requests) {
+      const box = `width:${width}px;height:${height}px;background:${cssColour(background)}`;
+      const src = `data:${image.mime};base64,${Buffer.from(image.bytes).toString('base64')}`;
+      /** @type {[number, number][]} */
+      const at = [];
+      for (const content of [`<img src="${src}" width="${width}" height="${height}" alt="">`, ...variants.map((v) => v.html)]) {
+        if (top > 0 && top + height > COLUMN_HEIGHT) {
+          left = pageWidth + GAP;
+          top = 0;
+        }
+        html.push(`<div class="slot" style="left:${left}px;top:${top}px;${box}">${content}</div>`);
+        at.push([left, top]);
+        top += height + GAP;
+        pageWidth = Math.max(pageWidth, left + width);
+        pageHeight = Math.max(pageHeight, top);
+      }
+      places.push(at);
+    }
+    html.push('</body></html>');
+    const slots = places.reduce((n, at) => n + at.length, 0);
+    this.slots += slots;
+    this.unpurged += slots;
     // The viewport only grows: resizing it costs a render about 13 ms, and the screenshot is clipped to the slots.
     const viewport = this.page.viewportSize();
     if (!viewport || viewport.width < pageWidth || viewport.height < pageHeight) {
       await this.page.setViewportSize({ width: Math.max(pageWidth, viewport?.width ?? 0), height: Math.max(pageHeight, viewport?.height ?? 0) });
     }
-    await this.page.setContent(html, { waitUntil: 'load' });
+    await this.page.setContent(html.join(''), { waitUntil: 'load' });
     const png = await this.screenshot(pageWidth, pageHeight);
     const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-    /** @param {number} slot @returns {Rgba} */
-    const cut = (slot) => {
-      const out = new Uint8Array(width * height * 4);
-      for (let y = 0; y < height; y++) {
-        const from = ((slot * pitch + y) * info.width) * 4;
-        out.set(data.subarray(from, from + width * 4), y * width * 4);
-      }
-      return { width, height, data: out };
-    };
-    return { original: cut(0), variants: variants.map((_, i) => cut(i + 1)) };
+    return requests.map(({ width, height }, r) => {
+      /** @param {[number, number]} place @returns {Rgba} */
+      const cut = ([left, top]) => {
+        const out = new Uint8Array(width * height * 4);
+        for (let y = 0; y < height; y++) {
+          const from = ((top + y) * info.width + left) * 4;
+          out.set(data.subarray(from, from + width * 4), y * width * 4);
+        }
+        return { width, height, data: out };
+      };
+      const [original, ...variants] = places[r].map(cut);
+      return { original, variants };
+    });
   }
 
   /**
@@ -257,12 +311,15 @@ export class RenderSession {
 }
 
 /**
- * Up to `size` render sessions, each lent to one task at a time, all pages of
- * one browser: fitting runs in as many renderer processes at once as the
- * machine has cores, and the browser's own processes (about 250 MB: the
- * browser, which also composites, and the network and zygote processes) are
- * there once. Sessions start
- * when first needed; a result never depends on which session drew it.
+ * Up to `size` render sessions, all pages of one browser, that draw the
+ * renders asked of them: the renders waiting when a session is free are drawn
+ * together (up to BATCH_AREA of slots, the waiting shared among the free
+ * sessions), so fitting runs in as many renderer processes at once as the
+ * machine has cores, each screenshot serving many fits, and the browser's own
+ * processes (about 250 MB: the browser, which also composites, and the
+ * network and zygote processes) are there once. Sessions start when first
+ * needed; a picture never depends on which session drew it or what beside.
+ * @implements {Renderer}
  */
 export class RenderSessions {
   /**
@@ -278,45 +335,91 @@ export class RenderSessions {
     this.opened = 0;
     /** @type {RenderSession[]} */
     this.idle = [];
-    /** @type {((session: RenderSession | null) => void)[]} tasks waiting; null: a session failed to open, try again */
+    /** @type {{ request: RenderRequest, resolve: (drawn: Drawn) => void, reject: (error: unknown) => void }[]} renders not yet drawn */
     this.waiting = [];
+    this.scheduled = false;
   }
 
   /**
-   * Runs a task with a session of its own.
-   * @template T
-   * @param {(session: RenderSession) => Promise<T>} task
-   * @returns {Promise<T>}
+   * Draws the image at a size and each variant in a box of the same size, on
+   * a background colour, with the other renders waiting.
+   * @param {RenderRequest['image']} image
+   * @param {number} width
+   * @param {number} height
+   * @param {Variant[]} variants
+   * @param {Rgb} background
+   * @returns {Promise<Drawn>}
    */
-  async use(task) {
-    const session = await this.acquire();
-    try {
-      return await task(session);
-    } catch (error) {
-      // The page may be left mid-task (a timed-out screenshot): the next task gets a fresh one.
-      await session.renew().catch(() => {});
-      throw error;
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next(session);
-      else this.idle.push(session);
+  render(image, width, height, variants, background) {
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ request: { image, width, height, variants, background }, resolve, reject });
+      // Renders asked for in the same turn (fits continuing after a screenshot) wait for each other.
+      if (!this.scheduled) {
+        this.scheduled = true;
+        setImmediate(() => {
+          this.scheduled = false;
+          this.dispatch();
+        });
+      }
+    });
+  }
+
+  /** Gives the waiting renders to the free sessions, and opens sessions up to `size`. */
+  dispatch() {
+    let free = this.idle.length + this.size - this.opened;
+    while (this.waiting.length && free > 0) {
+      const area = this.waiting.reduce((sum, { request }) => sum + slotsArea(request), 0);
+      const share = Math.min(BATCH_AREA, Math.ceil(area / free));
+      let taken = 0;
+      let n = 0;
+      while (n < this.waiting.length) {
+        const slots = slotsArea(this.waiting[n].request);
+        if (n > 0 && taken + slots > share) break;
+        taken += slots;
+        n++;
+      }
+      void this.draw(this.waiting.splice(0, n));
+      free--;
     }
   }
 
-  /** @returns {Promise<RenderSession>} */
+  /**
+   * Draws a batch on a session, and hands the session to the renders waiting.
+   * @param {RenderSessions['waiting']} batch
+   */
+  async draw(batch) {
+    /** @type {RenderSession} */
+    let session;
+    try {
+      session = await this.acquire();
+    } catch (error) {
+      for (const { reject } of batch) reject(error);
+      this.dispatch();
+      return;
+    }
+    try {
+      const drawn = await session.renderAll(batch.map(({ request }) => request));
+      batch.forEach(({ resolve }, i) => resolve(drawn[i]));
+    } catch (error) {
+      // The page may be left mid-render (a timed-out screenshot): the next batch gets a fresh one.
+      await session.renew().catch(() => {});
+      for (const { reject } of batch) reject(error);
+    } finally {
+      this.idle.push(session);
+      this.dispatch();
+    }
+  }
+
+  /** An idle session, or a new one while fewer than `size` are open. @returns {Promise<RenderSession>} */
   acquire() {
     const idle = this.idle.pop();
     if (idle) return Promise.resolve(idle);
-    if (this.opened < this.size) {
-      this.opened++;
-      return this.open().catch((error) => {
-        // Its place is free again; a waiting task tries to open one (and fails the same way if Chromium cannot start).
-        this.opened--;
-        this.waiting.shift()?.(null);
-        throw error;
-      });
-    }
-    return new Promise((resolve) => this.waiting.push(resolve)).then((session) => session ?? this.acquire());
+    this.opened++;
+    return this.open().catch((error) => {
+      // Its place is free again: the renders waiting try to open one (and fail the same way if Chromium cannot start).
+      this.opened--;
+      throw error;
+    });
   }
 
   /** A session on a new page of the shared browser. */
@@ -331,4 +434,12 @@ export class RenderSessions {
     const launched = await this.launched?.catch(() => null);
     await launched?.browser.close();
   }
+}
+
+/**
+ * The area a request's slots take on a page, with their gaps.
+ * @param {RenderRequest} request
+ */
+function slotsArea({ width, height, variants }) {
+  return (1 + variants.length) * (width + GAP) * (height + GAP);
 }

@@ -11,7 +11,7 @@ import { contentDeclarations, cssRule, htmlText } from './markup.js';
 import { coverageOf, inkBox, pictureSimilarity } from './pixels.js';
 
 /**
- * @typedef {import('./browser.js').RenderSession} RenderSession
+ * @typedef {import('./browser.js').Renderer} Renderer
  * @typedef {import('./plan.js').Plan} Plan
  * @typedef {import('./plan.js').InkPlan} InkPlan
  * @typedef {import('./pixels.js').Rgb} Rgb
@@ -31,7 +31,7 @@ const PROBE_BACKGROUND = /** @type {Rgb} */ ([255, 0, 255]);
 const WHITE = /** @type {Rgb} */ ([255, 255, 255]);
 
 /**
- * @param {RenderSession} session
+ * @param {Renderer} session what draws the renders: a session, or a pass's sessions
  * @param {Exclude<Plan, import('./plan.js').KeptPlan>} plan
  * @param {{ bytes: Uint8Array, mime: string }} image
  * @param {number} width displayed width
