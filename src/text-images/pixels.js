@@ -71,18 +71,23 @@ export function coverageOf(img, bg, fg) {
  * @returns {Box | null}
  */
 export function inkBox(cov, threshold = 0.25) {
-  let left = cov.width;
-  let top = cov.height;
+  const { width, height, data } = cov;
+  let left = width;
+  let top = height;
   let right = 0;
   let bottom = 0;
-  for (let y = 0; y < cov.height; y++) {
-    for (let x = 0; x < cov.width; x++) {
-      if (cov.data[y * cov.width + x] <= threshold) continue;
-      if (x < left) left = x;
-      if (x >= right) right = x + 1;
-      if (y < top) top = y;
-      if (y >= bottom) bottom = y + 1;
-    }
+  for (let y = 0; y < height; y++) {
+    const row = y * width;
+    // A row's first pixel of ink from the left, then its last from the right: the pixels between cannot move the box.
+    let first = 0;
+    while (first < width && data[row + first] <= threshold) first++;
+    if (first === width) continue;
+    let last = width - 1;
+    while (data[row + last] <= threshold) last--;
+    if (first < left) left = first;
+    if (last >= right) right = last + 1;
+    if (y < top) top = y;
+    bottom = y + 1;
   }
   return right > left ? { left, top, right, bottom } : null;
 }
@@ -100,8 +105,11 @@ export function inkBox(cov, threshold = 0.25) {
 export function inkSimilarity(a, b, dx = 0, dy = 0) {
   // Only pixels where a or b has ink add anything: the sums run over the rectangle that holds both, in the
   // same order as over the whole picture, so they are the same to the last bit (an added 0 changes no sum).
+  // Each row is cut where b's shifted picture begins and ends: outside it b is 0, and |va - 0| and va + 0 are va.
   const inkA = nonZeroBox(a);
   const inkB = nonZeroBox(b);
+  const A = a.data;
+  const B = b.data;
   let diff = 0;
   let total = 0;
   if (inkA || inkB) {
@@ -109,14 +117,36 @@ export function inkSimilarity(a, b, dx = 0, dy = 0) {
     const top = Math.max(0, Math.min(inkA ? inkA.top : Infinity, inkB ? inkB.top + dy : Infinity));
     const right = Math.min(a.width, Math.max(inkA ? inkA.right : -Infinity, inkB ? inkB.right + dx : -Infinity));
     const bottom = Math.min(a.height, Math.max(inkA ? inkA.bottom : -Infinity, inkB ? inkB.bottom + dy : -Infinity));
+    // Columns of a where the shifted b has pixels.
+    const bLeft = Math.min(right, Math.max(left, dx));
+    const bRight = Math.max(bLeft, Math.min(right, dx + b.width));
     for (let y = top; y < bottom; y++) {
-      for (let x = left; x < right; x++) {
-        const va = a.data[y * a.width + x];
-        const bx = x - dx;
-        const by = y - dy;
-        const vb = bx >= 0 && by >= 0 && bx < b.width && by < b.height ? b.data[by * b.width + bx] : 0;
+      const row = y * a.width;
+      const by = y - dy;
+      if (by < 0 || by >= b.height) {
+        for (let x = left; x < right; x++) {
+          const va = A[row + x];
+          diff += va;
+          total += va;
+        }
+        continue;
+      }
+      const shift = by * b.width - dx;
+      for (let x = left; x < bLeft; x++) {
+        const va = A[row + x];
+        diff += va;
+        total += va;
+      }
+      for (let x = bLeft; x < bRight; x++) {
+        const va = A[row + x];
+        const vb = B[shift + x];
         diff += Math.abs(va - vb);
         total += va + vb;
+      }
+      for (let x = bRight; x < right; x++) {
+        const va = A[row + x];
+        diff += va;
+        total += va;
       }
     }
   }
@@ -124,13 +154,14 @@ export function inkSimilarity(a, b, dx = 0, dy = 0) {
   let bInside = 0;
   const bAll = inkSum(b);
   if (inkB) {
-    for (let y = inkB.top; y < inkB.bottom; y++) {
-      for (let x = inkB.left; x < inkB.right; x++) {
-        const v = b.data[y * b.width + x];
-        const ax = x + dx;
-        const ay = y + dy;
-        if (ax >= 0 && ay >= 0 && ax < a.width && ay < a.height) bInside += v;
-      }
+    // Rows and columns of b that land inside a.
+    const fromY = Math.max(inkB.top, -dy);
+    const toY = Math.min(inkB.bottom, a.height - dy);
+    const fromX = Math.max(inkB.left, -dx);
+    const toX = Math.min(inkB.right, a.width - dx);
+    for (let y = fromY; y < toY; y++) {
+      const row = y * b.width;
+      for (let x = fromX; x < toX; x++) bInside += B[row + x];
     }
   }
   diff += bAll - bInside;
