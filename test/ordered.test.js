@@ -1,6 +1,6 @@
-// forEachOrdered (src/util/ordered.js): bounded work in flight, effects in order.
+// forEachOrdered and limiter (src/util/ordered.js): bounded work in flight, effects in order.
 import { describe, expect, it } from 'vitest';
-import { forEachOrdered } from '../src/util/ordered.js';
+import { forEachOrdered, limiter } from '../src/util/ordered.js';
 
 describe('forEachOrdered', () => {
   it('keeps at most `window` items between started and consumed, and consumes them in input order', async () => {
@@ -35,5 +35,33 @@ describe('forEachOrdered', () => {
     let calls = 0;
     await forEachOrdered([], async () => { calls++; }, () => { calls++; });
     expect(calls).toBe(0);
+  });
+});
+
+describe('limiter', () => {
+  it('runs at most its size of tasks at once, the others in the order they came, and passes results and errors through', async () => {
+    const gate = limiter(2);
+    let running = 0;
+    let most = 0;
+    /** @type {number[]} */
+    const started = [];
+    const task = (/** @type {number} */ i) => gate(async () => {
+      started.push(i);
+      running++;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5 + (i % 3) * 5));
+      running--;
+      if (i === 4) throw new Error('task 4');
+      return i * 10;
+    });
+    const results = await Promise.allSettled([0, 1, 2, 3, 4, 5, 6].map(task));
+    expect(most).toBe(2);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : String(r.reason)))).toEqual([0, 10, 20, 30, 'Error: task 4', 50, 60]);
+    // The gate is free again after a failure: two more run side by side.
+    running = 0;
+    most = 0;
+    await Promise.all([7, 8].map(task));
+    expect(most).toBe(2);
   });
 });

@@ -19,6 +19,7 @@ import { findBrowsers, howToGetABrowser } from '../text-images/browser-discovery
 import { fitReplacement } from '../text-images/verify.js';
 import { findCandidates, MIME, whyNot } from '../text-images/candidates.js';
 import { applyReplacements, roundScore } from '../text-images/apply.js';
+import { limiter } from '../util/ordered.js';
 
 /**
  * @typedef {import('../text-images/plan.js').Plan} Plan
@@ -41,6 +42,11 @@ const options = {
 const TEXT_AGREEMENT = 0.6;
 /** OCR results below this confidence are not used. */
 const MIN_OCR_CONFIDENCE = 30;
+/**
+ * Fits in progress at once per thread: enough for each screenshot to draw many fits' renders, few enough that the
+ * pictures they hold between renders stay small (all 5,700 of a 10,000-page site at once held 100 MB more).
+ */
+const FITS_PER_THREAD = 32;
 /**
  * The pass's two counts, each over every candidate: reading them (pixels, ALT, OCR, style), then checking their replacements in Chromium.
  * @type {Record<'reading' | 'checking', import('../progress.js').ProgressStep>}
@@ -72,6 +78,7 @@ export default {
     const accepted = [];
     // Fitting in Chromium runs in a page per thread, the renders of many fits drawn together; decisions are then taken in the candidates' order.
     const sessions = new RenderSessions(ctx.threads, choice);
+    const fitting = limiter(FITS_PER_THREAD * ctx.threads);
     const count = (/** @type {'reading' | 'checking'} */ step, /** @type {number} */ done) => /** @type {import('../progress.js').ProgressCount} */ ({ done, total: candidates.length, step: STEPS[step] });
     try {
       // The plans (classification, style, OCR) all at once: the pool runs one per core.
@@ -101,7 +108,7 @@ export default {
           let fit;
           try {
             const key = { fit: 'textImageFit', image: bytes, plan, width: shape.width, height: shape.height, ...(element === 'button' ? { element } : {}) };
-            fit = await ctx.cached(key, () => fitReplacement(sessions, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
+            fit = await ctx.cached(key, () => fitting(() => fitReplacement(sessions, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element)));
           } catch (error) {
             if (error instanceof NoBrowserError) return { plan, noBrowser: error };
             // A fit Chromium could not draw (a timeout on an overloaded machine): this image stays, the others go on.

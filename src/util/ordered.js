@@ -34,3 +34,28 @@ export async function forEachOrdered(items, produce, consume, window = DEFAULT_W
     if (i + window < items.length) start(i + window);
   }
 }
+
+/**
+ * A gate that lets `size` tasks run at once, the others waiting their turn in
+ * the order they came: for work started all together whose results are held
+ * while it runs (text-images' fits hold their drawn pictures between renders).
+ * @param {number} size
+ * @returns {<R>(task: () => Promise<R>) => Promise<R>}
+ */
+export function limiter(size) {
+  let running = 0;
+  /** @type {(() => void)[]} */
+  const waiting = [];
+  return async (task) => {
+    if (running >= size) await new Promise((resolve) => waiting.push(() => resolve(undefined)));
+    else running++;
+    try {
+      return await task();
+    } finally {
+      const next = waiting.shift();
+      // The place passes to the next task: running stays the same.
+      if (next) next();
+      else running--;
+    }
+  };
+}
