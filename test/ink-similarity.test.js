@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Rng } from '../scripts/fixtures/random.js';
 import { inkBox, inkSimilarity } from '../src/text-images/pixels.js';
 
 /** @typedef {import('../src/text-images/pixels.js').Coverage} Coverage */
@@ -6,16 +7,10 @@ import { inkBox, inkSimilarity } from '../src/text-images/pixels.js';
 /** The fuzz's seed, printed so that a failure can be run again. */
 const SEED = 20261127;
 
-/** @param {number} seed a small deterministic generator (mulberry32) */
+/** @param {number} seed numbers in [0, 1), the same on every machine (the fixtures' mulberry32) */
 function random(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rng = new Rng(seed);
+  return () => rng.next();
 }
 
 /**

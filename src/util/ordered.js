@@ -38,7 +38,8 @@ export async function forEachOrdered(items, produce, consume, window = DEFAULT_W
 /**
  * A gate that lets `size` tasks run at once, the others waiting their turn in
  * the order they came: for work started all together whose results are held
- * while it runs (text-images' fits hold their drawn pictures between renders).
+ * while it runs (text-images' fits hold their drawn pictures between renders),
+ * and the worker pool's one job per thread.
  * @param {number} size
  * @returns {<R>(task: () => Promise<R>) => Promise<R>}
  */

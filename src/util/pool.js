@@ -8,6 +8,7 @@
  */
 import os from 'node:os';
 import { Piscina } from 'piscina';
+import { limiter } from './ordered.js';
 
 const JOBS = new URL('../jobs.js', import.meta.url).href;
 
@@ -56,10 +57,8 @@ export class WorkerPool {
     /** @type {Piscina | null} started on the first job */
     this.piscina = null;
     this.jobs = 0;
-    /** Jobs running now: at most one per thread, so a job's clock starts when it starts, not when it is queued. */
-    this.running = 0;
-    /** @type {(() => void)[]} */
-    this.waiting = [];
+    /** At most one job per thread runs, so a job's clock starts when it starts, not when it is queued. */
+    this.gate = limiter(this.threads);
   }
 
   /**
@@ -78,23 +77,18 @@ export class WorkerPool {
     }
     const piscina = this.piscina;
     this.jobs++;
-    // A finishing job hands its slot straight to the next one waiting.
-    if (this.running < this.threads) this.running++;
-    else await new Promise((resolve) => this.waiting.push(() => resolve(undefined)));
-    // Aborting a running task terminates its worker (piscina starts another).
-    const signal = this.jobTimeoutS > 0 ? AbortSignal.timeout(this.jobTimeoutS * 1000) : undefined;
-    try {
-      return asBuffers(await piscina.run(input, { name: job, signal }));
-    } catch (error) {
-      const e = /** @type {NodeJS.ErrnoException} */ (error);
-      if (signal?.aborted) throw new JobStopped(`${job} stopped after the ${this.jobTimeoutS} s time limit`);
-      if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new JobStopped(`${job} ran out of memory: ${e.message.split('\n')[0]}`);
-      throw error;
-    } finally {
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
-    }
+    return this.gate(async () => {
+      // Aborting a running task terminates its worker (piscina starts another).
+      const signal = this.jobTimeoutS > 0 ? AbortSignal.timeout(this.jobTimeoutS * 1000) : undefined;
+      try {
+        return asBuffers(await piscina.run(input, { name: job, signal }));
+      } catch (error) {
+        const e = /** @type {NodeJS.ErrnoException} */ (error);
+        if (signal?.aborted) throw new JobStopped(`${job} stopped after the ${this.jobTimeoutS} s time limit`);
+        if (e?.code === 'ERR_WORKER_OUT_OF_MEMORY') throw new JobStopped(`${job} ran out of memory: ${e.message.split('\n')[0]}`);
+        throw error;
+      }
+    });
   }
 
   async close() {
