@@ -43,10 +43,10 @@ const TEXT_AGREEMENT = 0.6;
 /** OCR results below this confidence are not used. */
 const MIN_OCR_CONFIDENCE = 30;
 /**
- * Fits in progress at once per thread: enough for each screenshot to draw many fits' renders, few enough that the
- * pictures they hold between renders stay small (all 5,700 of a 10,000-page site at once held 100 MB more).
+ * Candidates checked at once per thread: enough for each screenshot to draw many fits' renders, few enough that the
+ * pictures they hold between renders stay small (all 5,700 fits of a 10,000-page site at once held 100 MB more).
  */
-const FITS_PER_THREAD = 32;
+const CHECKS_PER_THREAD = 32;
 /**
  * The pass's two counts, each over every candidate: reading them (pixels, ALT, OCR, style), then checking their replacements in Chromium.
  * @type {Record<'reading' | 'checking', import('../progress.js').ProgressStep>}
@@ -78,7 +78,7 @@ export default {
     const accepted = [];
     // Fitting in Chromium runs in a page per thread, the renders of many fits drawn together; decisions are then taken in the candidates' order.
     const sessions = new RenderSessions(ctx.threads, choice);
-    const fitting = limiter(FITS_PER_THREAD * ctx.threads);
+    const checking = limiter(CHECKS_PER_THREAD * ctx.threads);
     const count = (/** @type {'reading' | 'checking'} */ step, /** @type {number} */ done) => /** @type {import('../progress.js').ProgressCount} */ ({ done, total: candidates.length, step: STEPS[step] });
     try {
       // The plans (classification, style, OCR) all at once: the pool runs one per core.
@@ -91,7 +91,8 @@ export default {
       }));
       // Each candidate counts when its checking ends, whatever the outcome (many are kept before Chromium), so that the count reaches its total.
       let fitted = 0;
-      const outcomes = await Promise.all(candidates.map(async ({ image, bytes, uses, shapes, type }, i) => {
+      // A candidate's check starts when a place is free, not before: 10,000 checks begun at once held 70 MB waiting.
+      const outcomes = await Promise.all(candidates.map(({ image, bytes, uses, shapes, type }, i) => checking(async () => {
         const plan = plans[i];
         if (plan.status === 'failed' || plan.status === 'kept') return { plan };
         for (const use of uses) {
@@ -108,7 +109,7 @@ export default {
           let fit;
           try {
             const key = { fit: 'textImageFit', image: bytes, plan, width: shape.width, height: shape.height, ...(element === 'button' ? { element } : {}) };
-            fit = await ctx.cached(key, () => fitting(() => fitReplacement(sessions, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element)));
+            fit = await ctx.cached(key, () => fitReplacement(sessions, plan, { bytes, mime: MIME[type] }, shape.width, shape.height, element));
           } catch (error) {
             if (error instanceof NoBrowserError) return { plan, noBrowser: error };
             // A fit Chromium could not draw (a timeout on an overloaded machine): this image stays, the others go on.
@@ -119,7 +120,7 @@ export default {
           fits.set(size, fit);
         }
         return { plan, fits };
-      }).map((checked, i) => checked.finally(() => ctx.progress(candidates[i].image.path, count('checking', ++fitted)))));
+      })).map((checked, i) => checked.finally(() => ctx.progress(candidates[i].image.path, count('checking', ++fitted)))));
       const noBrowser = outcomes.find((o) => 'noBrowser' in o)?.noBrowser;
       if (noBrowser) {
         keepAll(noBrowser.message);
