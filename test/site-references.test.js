@@ -162,13 +162,14 @@ describe('resolution', () => {
 
 describe('references kept without a parse', () => {
   /**
-   * Each page's references as the site model holds them, then as a parse of its current bytes finds them.
+   * Each page's references and head's end as the site model holds them, then as a parse of its current bytes finds them.
    * @param {Site} site
    */
   async function heldAndParsed(site) {
-    const held = site.pages.map((page) => page.references);
+    const of = (/** @type {import('../src/site/site.js').SiteFile} */ page) => ({ references: page.references, headEnd: page.headEnd });
+    const held = site.pages.map(of);
     for (const page of site.pages) await site.parse(page);
-    return { held, parsed: site.pages.map((page) => page.references) };
+    return { held, parsed: site.pages.map(of) };
   }
 
   for (const fixture of ['microscape', 'ricochet', 'markup', 'bad']) {
@@ -186,6 +187,29 @@ describe('references kept without a parse', () => {
       expect(mapping.size).toBeGreaterThan(0);
       const counts = await site.retargetAll(mapping);
       expect([...counts.values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      const { held, parsed } = await heldAndParsed(site);
+      expect(held).toEqual(parsed);
+    });
+  }
+
+  for (const fixture of ['microscape', 'ricochet', 'markup', 'bad', 'modern']) {
+    it(`fixtures/${fixture}: every <img> made a <span> (or removed) and a <style> added to the head moves the references as a parse finds them`, async () => {
+      const site = await Site.read(new URL(`../fixtures/${fixture}`, import.meta.url).pathname);
+      let pages = 0;
+      let moved = 0;
+      for (const [n, page] of site.pages.entries()) {
+        const tags = page.references.filter((r) => r.kind === 'img' && r.tagStart !== undefined);
+        if (!tags.length || /^utf-16/.test(/** @type {string} */ (page.charset))) continue;
+        const edits = tags.map((r, i) => ({ start: /** @type {number} */ (r.tagStart), end: /** @type {number} */ (r.tagEnd), bytes: Buffer.from(i % 3 === 2 ? '' : `<span class=pd${i}>T&amp;${i}</span>`) }));
+        const at = page.headEnd ?? Math.min(...edits.map((e) => e.start));
+        if (n % 2 === 0) edits.push({ start: at, end: at, bytes: Buffer.from('<style>.pd0{color:red}</style>') });
+        const { applyEdits } = await import('../src/site/edits.js');
+        if (await site.writeReplacedImages(page.path, applyEdits(await site.read(page.path), edits), edits)) moved++;
+        pages++;
+      }
+      // Every page moved its references without a parse.
+      expect(pages).toBeGreaterThan(0);
+      expect(moved).toBe(pages);
       const { held, parsed } = await heldAndParsed(site);
       expect(held).toEqual(parsed);
     });

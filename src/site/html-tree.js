@@ -57,3 +57,33 @@ export function isHtmlElement(el) {
 export function location(node) {
   return /** @type {ElementSpan | null | undefined} */ (node.sourceCodeLocation) ?? null;
 }
+
+/**
+ * The byte offset where content may be added at the end of a page's head:
+ * before </head> when it is written; else after the head's last element
+ * written in the source; else before <body>; null when none is in the source.
+ * @param {AnyNode} root the page's document node (parsePage)
+ * @param {import('./document-view.js').DocumentView} view
+ * @returns {number | null}
+ */
+export function headEnd(root, view) {
+  /** @type {Element | undefined} */
+  let head;
+  /** @type {Element | undefined} */
+  let body;
+  for (const node of nodes(root)) {
+    if (!isElement(node)) continue;
+    if (node.name === 'head' && !head) head = node;
+    else if (node.name === 'body') {
+      body = node;
+      break;
+    }
+  }
+  const end = head && location(head)?.endTag;
+  if (end) return view.byteOffset(end.startOffset);
+  const last = head?.children.filter((c) => c.type !== 'text' && location(c)).pop();
+  const lastLoc = last && location(last);
+  if (lastLoc) return view.byteOffset(lastLoc.endOffset);
+  const bodyTag = body && location(body)?.startTag;
+  return bodyTag ? view.byteOffset(bodyTag.startOffset) : null;
+}

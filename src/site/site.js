@@ -115,6 +115,8 @@ export class SiteFile {
     this.strings = null;
     /** The page's <base href>, if any. @type {string | null} */
     this.baseHref = null;
+    /** Where content may be added at the end of the page's head: a byte offset, null when no head, body or content is written. @type {number | null} */
+    this.headEnd = null;
     /** The input bytes of a page or style sheet in the site's byte store, kept because passes edit them. @type {string | null} */
     this.sourceKey = null;
     /** The output bytes in the byte store when a pass changed or created the file; null: the output is the input. @type {string | null} */
@@ -369,6 +371,7 @@ export class Site {
     file.bomLength = bomLength;
     if (found.repairs) this.warn(file.path, 'markup-repaired', found.repairs);
     file.baseHref = found.baseHref;
+    file.headEnd = found.headEnd;
     const strings = (file.strings ??= new StringTable());
     file.referenceTable = found.references.length ? ReferenceTable.fromFound(found.references, strings, file.path, this.resolverOf(file, index)) : null;
   }
@@ -401,7 +404,7 @@ export class Site {
    */
   async knownFindings(entry) {
     const known = /** @type {PageFindings | undefined} */ (await this.options.cache?.get(entry));
-    return known && isFoundTable(known.references) ? known : undefined;
+    return known && isFoundTable(known.references) && known.headEnd !== undefined ? known : undefined;
   }
 
   /**
@@ -425,7 +428,7 @@ export class Site {
     if (!cache || file.role !== 'page') return;
     const references = packFound(file.references.map(({ source, status, target, via, note, ...found }) => found));
     /** @type {PageFindings} */
-    const findings = { references, baseHref: file.baseHref ?? null, repairs: null };
+    const findings = { references, baseHref: file.baseHref ?? null, headEnd: file.headEnd, repairs: null };
     await cache.set(await this.findingsKey(/** @type {string} */ (this.contentKey(file)), /** @type {string} */ (file.charset), file.bomLength, false), findings);
   }
 
@@ -688,7 +691,7 @@ export class Site {
    */
   async writeChecked(sitePath, bytes, keep, parsed) {
     const file = this.get(sitePath);
-    const saved = { outputKey: file.outputKey, outputLength: file.outputLength, writes: file.writes, charset: file.charset, bomLength: file.bomLength, referenceTable: file.referenceTable, baseHref: file.baseHref };
+    const saved = { outputKey: file.outputKey, outputLength: file.outputLength, writes: file.writes, charset: file.charset, bomLength: file.bomLength, referenceTable: file.referenceTable, baseHref: file.baseHref, headEnd: file.headEnd };
     await this.write(sitePath, bytes, parsed);
     if (await keep(file)) return true;
     Object.assign(file, saved);
@@ -909,7 +912,8 @@ export class Site {
         continue;
       }
       this.setOutput(file, after);
-      file.references = moved;
+      file.references = moved.references;
+      file.headEnd = moved.headEnd;
       await this.rememberFindings(file);
       await this.bytes.settle();
     }
@@ -927,7 +931,7 @@ export class Site {
    * bracket).
    * @param {SiteFile} file
    * @param {import('./edits.js').Edit[]} edits
-   * @returns {Reference[] | null}
+   * @returns {{ references: Reference[], headEnd: number | null } | null} its references, and where its head ends
    */
   movedReferences(file, edits) {
     if (file.role !== 'page' || !file.referenceTable || /^utf-16/.test(file.charset ?? '')) return null;
@@ -958,7 +962,7 @@ export class Site {
       }
       return o + shifts[low];
     };
-    return refs.map((ref, i) => {
+    const references = refs.map((ref, i) => {
       const { source, status, target, via, note, ...found } = ref;
       const url = urls.get(i);
       const start = moved(ref.start);
@@ -971,6 +975,76 @@ export class Site {
       if (url === undefined) return /** @type {Reference} */ ({ ...ref, ...next });
       return this.resolve(file, next);
     });
+    return { references, headEnd: file.headEnd === null ? null : moved(file.headEnd) };
+  }
+
+  /**
+   * Sets the output of a page edited only by replacing whole <img> start
+   * tags and inserting at points, where the new bytes hold no reference and
+   * close or move no element (a <span> with its text, a <style> of rules
+   * without url()): the tree is the same but for the replaced images, so the
+   * references inside a replaced tag go, the others move by the edits before
+   * them, and the page is not parsed again. Falls back to a parse (write)
+   * where that does not hold: a page in UTF-16, an edit that is not exactly
+   * an <img>'s start tag, or a reference across an edit's edge.
+   * @param {string} sitePath
+   * @param {Buffer} bytes the page's bytes after the edits
+   * @param {import('./edits.js').Edit[]} edits the edits that made them from its current bytes
+   * @returns {Promise<boolean>} whether the references were moved (false: the page was parsed)
+   */
+  async writeReplacedImages(sitePath, bytes, edits) {
+    const file = this.get(sitePath);
+    const after = file.role === 'page' && file.referenceTable && !/^utf-16/.test(file.charset ?? '') ? this.referencesAfterImageEdits(file, edits) : null;
+    if (!after) {
+      await this.write(sitePath, bytes);
+      return false;
+    }
+    this.setOutput(file, bytes);
+    file.references = after.references;
+    file.headEnd = after.headEnd;
+    await this.rememberFindings(file);
+    await this.bytes.settle();
+    return true;
+  }
+
+  /**
+   * writeReplacedImages' references and head's end, or null.
+   * @param {SiteFile} file
+   * @param {import('./edits.js').Edit[]} edits
+   * @returns {{ references: Reference[], headEnd: number | null } | null}
+   */
+  referencesAfterImageEdits(file, edits) {
+    const refs = file.references;
+    const tags = new Set(refs.filter((r) => r.kind === 'img' && r.tagStart !== undefined).map((r) => `${r.tagStart} ${r.tagEnd}`));
+    const sorted = [...edits].sort((a, b) => a.start - b.start || a.end - b.end);
+    if (sorted.some((e) => e.start !== e.end && !tags.has(`${e.start} ${e.end}`))) return null;
+    /**
+     * Where an offset goes: past every edit that ends before it, and past an insertion at it when it is where
+     * something starts (what was there follows the inserted bytes); an end stays before an insertion at it.
+     * @param {number} o @param {boolean} isStart
+     */
+    const moved = (o, isStart) => {
+      let shift = 0;
+      for (const e of sorted) {
+        if (e.end < o || (e.end === o && (e.start !== e.end || isStart))) shift += e.bytes.length - (e.end - e.start);
+        else break;
+      }
+      return o + shift;
+    };
+    /** @type {Reference[]} */
+    const references = [];
+    for (const ref of refs) {
+      const within = sorted.find((e) => e.start !== e.end && ref.start >= e.start && ref.end <= e.end);
+      if (within) continue;
+      if (sorted.some((e) => (e.start > ref.start && e.start < ref.end) || (e.end > ref.start && e.end < ref.end))) return null;
+      /** @type {Reference} */
+      const next = { ...ref, start: moved(ref.start, true), end: moved(ref.end, false) };
+      if (ref.tagStart !== undefined) next.tagStart = moved(ref.tagStart, true);
+      if (ref.tagEnd !== undefined) next.tagEnd = moved(ref.tagEnd, false);
+      if (ref.choice !== undefined) next.choice = moved(ref.choice, true);
+      references.push(next);
+    }
+    return { references, headEnd: file.headEnd === null ? null : moved(file.headEnd, true) };
   }
 }
 

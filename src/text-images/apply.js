@@ -41,6 +41,8 @@ import { forEachOrdered } from '../util/ordered.js';
  * fixtures' images; the lower figure is used).
  */
 export const REQUEST_BYTES = 250;
+/** Distinct sets of rules whose minified CSS is kept for the pages after (every page of the generated 1,000-page site has the same). */
+const DISTINCT_RULES_KEPT = 1000;
 /** The name of the shared style sheet in --text-images-css file mode. */
 const SHARED_CSS = 'pagediet.css';
 
@@ -136,13 +138,25 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
 
   /** @param {Iterable<string>} names */
   const rulesOf = (names) => [...names].sort(byNumber).map((n) => cssRule(n, /** @type {Declaration[]} */ (rules.get(n)))).join('');
+  /** @type {Map<string, Promise<string>>} a page's minified rules by its rules: pages that show the same images share them */
+  const cssByRules = new Map();
   /**
-   * A page's rules minified, in the worker pool when the site's pages are worth it (csso takes about 10 ms a page).
+   * A page's rules minified, in the worker pool when the site's pages are worth it (csso takes about 10 ms a page),
+   * once for the pages with the same rules.
    * @param {Iterable<string>} names
    * @returns {Promise<string>}
    */
-  const cssOfPage = async (names) => {
+  const cssOfPage = (names) => {
     const rules = rulesOf(names);
+    let css = cssByRules.get(rules);
+    if (!css) {
+      css = minifyPageRules(rules);
+      if (cssByRules.size < DISTINCT_RULES_KEPT) cssByRules.set(rules, css);
+    }
+    return css;
+  };
+  /** @param {string} rules */
+  const minifyPageRules = async (rules) => {
     // A job the pool stopped is done here.
     const css = site.pagesWorthThePool ? /** @type {string | { status: 'failed' }} */ (await ctx.compute('minifyReplacementCss', Buffer.from(rules, 'utf8'), {})) : null;
     return typeof css === 'string' ? css : minifyRules(rules);
@@ -155,8 +169,9 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
     await site.add(sharedPath, css);
     ctx.touched(sharedPath, 0, css.length);
   }
-  // Each page's new bytes are made and parsed (in the worker pool when the site's pages are worth it) a window at a
-  // time, and written in page order.
+  // Each page's new bytes are made a window at a time, and written in page order; a page whose images all became
+  // <span>s keeps its references, moved (site.writeReplacedImages), others are parsed again (in the worker pool when
+  // the site's pages are worth it).
   await forEachOrdered([...usesByPage(taken)], async ({ page, uses }) => {
     const pagePath = page.path;
     const charset = /** @type {string} */ (page.charset);
@@ -165,8 +180,11 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
     const byteEdits = [];
     /** @type {Set<string>} */
     const names = new Set();
+    // A <button> may close an open one, and a <link> is a new reference: only <span>s and a <style> keep the tree.
+    let keepsTree = !sharedPath;
     for (const [t, i] of uses) {
       const use = taken[t].uses.at(i);
+      if (use.shape.name !== 'img') keepsTree = false;
       const entry = /** @type {Written} */ (taken[t].written.get(use.shape));
       byteEdits.push({ start: use.tagStart, end: use.tagEnd, bytes: /** @type {{ bytes: Buffer }} */ (entry.byCharset.get(charset)).bytes });
       if (entry.className) names.add(entry.className);
@@ -179,9 +197,10 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
       byteEdits.push({ start: at, end: at, bytes: encodeMarkup(head, charset) });
     }
     const after = applyEdits(before, byteEdits);
-    return { size: before.length, after, found: await site.parsePage(after) };
-  }, async ({ size, after, found }, { page }) => {
-    await site.write(page.path, after, found);
+    return { size: before.length, after, byteEdits, found: keepsTree ? null : await site.parsePage(after) };
+  }, async ({ size, after, byteEdits, found }, { page }) => {
+    if (found) await site.write(page.path, after, found);
+    else await site.writeReplacedImages(page.path, after, byteEdits);
     ctx.touched(page.path, size, after.length);
   });
   // No page refers to a replaced image any more; like the image passes' originals, it goes only with --prune.

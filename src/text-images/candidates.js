@@ -8,7 +8,7 @@
  */
 import { sniffImageType } from '../site/sniff.js';
 import { ownString } from '../site/reference-table.js';
-import { findPageImages } from './elements.js';
+import { findPageImages, imageOfTag } from './elements.js';
 import { forEachOrdered } from '../util/ordered.js';
 import { layoutDeclarations, pixels } from './markup.js';
 import { UseList } from './uses.js';
@@ -94,14 +94,20 @@ export async function findCandidates(site, ctx, parsed) {
     if (other) reasons.set(candidate.image.path, `also used as ${other.kind} in ${other.source}`);
   }
   referenced.clear();
-  // Page by page, each parsed once (in the worker pool when the site's pages are worth it, a window at a time); only
-  // its head's end and the elements that show a candidate are kept. A page whose candidates all stay is not parsed.
+  // Page by page, a window at a time: the elements that show a candidate, and the head's end. An <img> is read from
+  // its start tag, which its reference locates; a page with an image button is parsed (in the worker pool when the
+  // site's pages are worth it), as its form decides. A page whose candidates all stay is not read.
   const showsCandidate = (/** @type {import('../site/site.js').Reference} */ r) => r.target !== undefined && byImage.has(r.target) && !reasons.has(r.target);
   await forEachOrdered(pages, async (page) => {
     const refs = page.references.filter(showsCandidate);
     if (!refs.length) return null;
     const bytes = await site.read(page.path);
-    const options = { charset: /** @type {string} */ (page.charset), bomLength: page.bomLength };
+    const charset = /** @type {string} */ (page.charset);
+    if (!/^utf-16/.test(charset) && refs.every((r) => r.kind === 'img')) {
+      const images = refs.map((r) => (r.tagStart === undefined || r.tagEnd === undefined ? null : imageOfTag(bytes, charset, { ...r, tagStart: r.tagStart, tagEnd: r.tagEnd })));
+      if (images.every((image) => image !== null)) return { refs, found: { images, headEnd: page.headEnd } };
+    }
+    const options = { charset, bomLength: page.bomLength };
     /** @type {import('./elements.js').PageImages | { status: 'failed', reason: string }} */
     const found = site.pagesWorthThePool ? await ctx.compute('findPageImages', bytes, options) : findPageImages({ bytes, options });
     return { refs, found };
