@@ -136,7 +136,7 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
   /** @type {Site} */
   let site;
   try {
-    site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 32) * 1024 * 1024, findInPage: findInPageIn(readPool) });
+    site = await Site.read(options.input, { origins: options.origins, exclude: (abs) => abs === plan.dir || abs === inputMarker, cache: cache ?? undefined, memoryBudget: (options.memoryBudget ?? 64) * 1024 * 1024, findInPage: findInPageIn(readPool) });
   } finally {
     await readPool.close();
   }

@@ -212,6 +212,19 @@ describe('gzip encoders', () => {
     }
   });
 
+  it('writes .br files at the brotli quality asked for, each decoding to its source, and says which', async () => {
+    const text = await fs.readFile('fixtures/microscape/index.html');
+    const input = await writeTree(await tempDir(), { 'index.html': text });
+    const build10 = await build({ input, output: path.join(await tempDir(), 'out'), only: ['precompress'], cache: false, brotliQuality: 10 });
+    const out10 = await fs.readFile(path.join(/** @type {string} */ (build10.output), 'index.html.br'));
+    const params = (/** @type {number} */ quality) => ({ params: { [zlib.constants.BROTLI_PARAM_QUALITY]: quality, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: text.length, [zlib.constants.BROTLI_PARAM_LGWIN]: 16 } });
+    expect(zlib.brotliDecompressSync(out10).equals(text)).toBe(true);
+    expect(out10.equals(zlib.brotliCompressSync(text, params(10)))).toBe(true);
+    expect(out10.length).toBeGreaterThan(zlib.brotliCompressSync(text, params(11)).length);
+    expect(JSON.stringify(precompressReport(build10).decisions)).toContain('brotli quality 10, 16-bit window');
+    await expect(build({ input, output: path.join(await tempDir(), 'out'), only: ['precompress'], cache: false, brotliQuality: 12 })).rejects.toThrow("option 'brotliQuality' must be a whole number from 0 to 11");
+  });
+
   it('refuses a gzip encoder it does not know', async () => {
     const input = await writeTree(await tempDir(), { 'a.txt': 'x'.repeat(300) });
     await expect(build({ input, output: path.join(await tempDir(), 'out'), only: ['precompress'], cache: false, gzip: /** @type {any} */ ('lzma') })).rejects.toThrow("build options: option 'gzip' must be one of libdeflate, zopfli, zlib, not 'lzma'");

@@ -15,6 +15,7 @@ import { extensionOf } from '../site/mime.js';
  * @typedef {object} EncodeOptions
  * @property {import('./gzip.js').GzipMethod} gzip
  * @property {number} iterations zopfli iterations
+ * @property {number} quality brotli's quality (default 11)
  */
 
 /** Sidecar extension of each coding. */
@@ -26,12 +27,12 @@ export const ENCODINGS = /** @type {Encoding[]} */ (['br', 'zstd', 'gzip']);
 /**
  * @param {Encoding} encoding
  * @param {Uint8Array} bytes
- * @param {Partial<EncodeOptions>} options gzip's settings (default libdeflate; zopfli at 15 iterations when asked); the others take none
+ * @param {Partial<EncodeOptions>} options gzip's settings (default libdeflate; zopfli at 15 iterations when asked), brotli's quality (default 11)
  * @returns {Promise<{ bytes: Buffer, detail: string }>}
  */
 export async function encode(encoding, bytes, options) {
   if (encoding === 'gzip') return gzip(bytes, { method: options.gzip ?? 'libdeflate', iterations: options.iterations ?? DEFAULT_GZIP_ITERATIONS });
-  if (encoding === 'br') return brotli(bytes);
+  if (encoding === 'br') return brotli(bytes, options.quality);
   return zstd(bytes);
 }
 

@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /** Default bytes kept in memory: the pages a pass is working on, with room to spare. */
-export const DEFAULT_MEMORY_BUDGET = 32 * 1024 * 1024;
+export const DEFAULT_MEMORY_BUDGET = 64 * 1024 * 1024;
 
 /** Scratch directories not yet removed, removed on exit if a build did not close its store. */
 const open = new Set();
