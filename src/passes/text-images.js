@@ -25,7 +25,6 @@ import { limiter } from '../util/ordered.js';
  * @typedef {import('../text-images/plan.js').Plan} Plan
  * @typedef {import('../text-images/verify.js').Fitted} Fitted
  * @typedef {import('../text-images/candidates.js').Shape} Shape
- * @typedef {import('../text-images/candidates.js').ParsedPages} ParsedPages
  * @typedef {import('../text-images/apply.js').Replacement} Replacement
  */
 
@@ -60,9 +59,7 @@ export default {
   options,
   async run(site, ctx) {
     const threshold = ctx.options.textImagesThreshold;
-    /** @type {ParsedPages} */
-    const parsed = new Map();
-    const candidates = await findCandidates(site, ctx, parsed);
+    const candidates = await findCandidates(site, ctx);
     if (!candidates.length) return;
     const choice = { browser: ctx.options.browser };
     /** @param {string} why */
@@ -160,7 +157,7 @@ export default {
     } finally {
       await sessions.close();
     }
-    await applyReplacements(site, ctx, accepted, parsed);
+    await applyReplacements(site, ctx, accepted);
   },
 };
 

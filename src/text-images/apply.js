@@ -20,7 +20,6 @@ import { forEachOrdered } from '../util/ordered.js';
  * @typedef {import('./markup.js').Declaration} Declaration
  * @typedef {import('./uses.js').UseList} UseList
  * @typedef {import('./candidates.js').Shape} Shape
- * @typedef {import('./candidates.js').ParsedPages} ParsedPages
  *
  * @typedef {object} Written the replacement of one shape: its class, and its markup as text and in each charset of its pages
  * @property {string} className
@@ -53,9 +52,8 @@ const SHARED_CSS = 'pagediet.css';
  * @param {Site} site
  * @param {ApplyContext} ctx
  * @param {Replacement[]} accepted
- * @param {ParsedPages} parsed the pages as findCandidates parsed them (unchanged since)
  */
-export async function applyReplacements(site, ctx, accepted, parsed) {
+export async function applyReplacements(site, ctx, accepted) {
   if (!accepted.length) return; // nothing to write: no page needs decoding for a free class prefix
   const mode = ctx.options.textImagesCss;
   const prefix = await freePrefix(site);
@@ -193,7 +191,7 @@ export async function applyReplacements(site, ctx, accepted, parsed) {
       const head = sharedPath
         ? `<link rel=stylesheet href="${encodePath(path.posix.relative(path.posix.dirname(pagePath), sharedPath))}">`
         : `<style>${await cssOfPage(names)}</style>`;
-      const at = parsed.get(pagePath) ?? Math.min(...byteEdits.map((e) => e.start));
+      const at = page.headEnd ?? Math.min(...byteEdits.map((e) => e.start));
       byteEdits.push({ start: at, end: at, bytes: encodeMarkup(head, charset) });
     }
     const after = applyEdits(before, byteEdits);

@@ -48,17 +48,14 @@ const BLOCKING_BUTTON_ATTRIBUTES = /^(id|class|style|usemap|ismap|srcset|sizes|l
 /** The image types a candidate may be, with the MIME type its replacement is proven against. */
 export const MIME = /** @type {Record<string, string>} */ ({ gif: 'image/gif', png: 'image/png', jpeg: 'image/jpeg' });
 
-/** @typedef {Map<string, number | null>} ParsedPages the byte offset of each page's head end (see pageImages), by site path */
-
 /**
  * The images worth looking at, each with every element that shows it, or a
  * decision saying why it stays.
  * @param {Site} site
  * @param {PassContext} ctx
- * @param {ParsedPages} parsed filled with each page looked at, for applyReplacements()
  * @returns {Promise<Candidate[]>}
  */
-export async function findCandidates(site, ctx, parsed) {
+export async function findCandidates(site, ctx) {
   /** @type {Map<string, Candidate>} */
   const byImage = new Map();
   /** @type {Set<string>} */
@@ -94,7 +91,7 @@ export async function findCandidates(site, ctx, parsed) {
     if (other) reasons.set(candidate.image.path, `also used as ${other.kind} in ${other.source}`);
   }
   referenced.clear();
-  // Page by page, a window at a time: the elements that show a candidate, and the head's end. An <img> is read from
+  // Page by page, a window at a time: the elements that show a candidate. An <img> is read from
   // its start tag, which its reference locates; a page with an image button is parsed (in the worker pool when the
   // site's pages are worth it), as its form decides. A page whose candidates all stay is not read.
   const showsCandidate = (/** @type {import('../site/site.js').Reference} */ r) => r.target !== undefined && byImage.has(r.target) && !reasons.has(r.target);
@@ -105,7 +102,7 @@ export async function findCandidates(site, ctx, parsed) {
     const charset = /** @type {string} */ (page.charset);
     if (!/^utf-16/.test(charset) && refs.every((r) => r.kind === 'img')) {
       const images = refs.map((r) => (r.tagStart === undefined || r.tagEnd === undefined ? null : imageOfTag(bytes, charset, { ...r, tagStart: r.tagStart, tagEnd: r.tagEnd })));
-      if (images.every((image) => image !== null)) return { refs, found: { images, headEnd: page.headEnd } };
+      if (images.every((image) => image !== null)) return { refs, found: { images } };
     }
     const options = { charset, bomLength: page.bomLength };
     /** @type {import('./elements.js').PageImages | { status: 'failed', reason: string }} */
@@ -120,7 +117,6 @@ export async function findCandidates(site, ctx, parsed) {
       for (const ref of refs) reasons.set(/** @type {string} */ (ref.target), `its element in ${page.path} could not be located: ${found.reason}`);
       return;
     }
-    parsed.set(page.path, found.headEnd);
     for (const ref of refs) {
       const target = /** @type {string} */ (ref.target);
       if (reasons.has(target)) continue;

@@ -1,13 +1,13 @@
 /**
  * The <img> and <input type=image> elements of a page with their start
- * tag's byte range and decoded attributes, and where a <style> or <link> can
- * go in the page's head: what the text-images pass needs to rewrite one tag.
+ * tag's byte range and decoded attributes: what the text-images pass needs
+ * to rewrite one tag (where its <style> goes comes with the page findings).
  * For an image button, also whether every submission of its form comes from
  * it, the condition for rewriting it as a <button> with the same form data.
  */
 import { decodeHTMLAttribute } from 'entities';
 import { DocumentView } from '../site/document-view.js';
-import { headEnd, isElement, nodes, parsePage } from '../site/html-tree.js';
+import { isElement, nodes, parsePage } from '../site/html-tree.js';
 import { attributeValueRange } from '../site/html-refs.js';
 
 /**
@@ -26,7 +26,7 @@ import { attributeValueRange } from '../site/html-refs.js';
  *   submitted (the form's one submit control, on a page without scripts), else why it is not
  */
 
-/** @typedef {{ images: ImageElement[], headEnd: number | null }} PageImages headEnd: byte offset where head content may be added */
+/** @typedef {{ images: ImageElement[] }} PageImages */
 
 /**
  * pageImages as a worker-pool job (src/jobs.js): pages are parsed on every core at once.
@@ -47,8 +47,7 @@ export function pageImages(bytes, charset, bomLength) {
   const view = new DocumentView(bytes, charset, bomLength);
   /** @type {Element[]} every element, in document order (template contents included) */
   const all = [];
-  const root = parsePage(view);
-  for (const node of nodes(root)) if (isElement(node)) all.push(node);
+  for (const node of nodes(parsePage(view))) if (isElement(node)) all.push(node);
   /** @type {ImageElement[]} */
   const images = [];
   /** @type {string | null | undefined} computed on the first image button */
@@ -74,7 +73,7 @@ export function pageImages(bytes, charset, bomLength) {
     }
     images.push(image);
   }
-  return { images, headEnd: headEnd(root, view) };
+  return { images };
 }
 
 /**
