@@ -209,10 +209,14 @@ describe('photos', () => {
     expect(await score(small, found)).toBeGreaterThanOrEqual(GATE);
     expect(await score(small, await ENCODE.avif(sharp(small), 75, 3).toBuffer())).toBeLessThan(GATE);
     expect(finished.bytes.length).toBeLessThan(found.length);
-    // 1000x667, 667,000 pixels: effort 3's find is written.
+    // 1000x667, 667,000 pixels: effort 3's find is written, the lowest passing quality: the level below fails.
     const large = await photoJpeg('coffee.png', { width: 1000 });
     const searched = await avif(large);
-    expect([searched.width, searched.height, searched.quality, searched.effort, searched.bytes.length]).toEqual([1000, 667, 75, 3, 87_595]);
-    expect(searched.bytes).toEqual(await ENCODE.avif(sharp(large), 75, 3).toBuffer());
+    expect([searched.width, searched.height, searched.quality, searched.effort, searched.bytes.length]).toEqual([1000, 667, 74, 3, 84_044]);
+    expect(searched.bytes).toEqual(await ENCODE.avif(sharp(large), 74, 3).toBuffer());
+    expect(await score(large, searched.bytes)).toBeGreaterThanOrEqual(GATE);
+    const below = await ENCODE.avif(sharp(large), 73, 3).toBuffer();
+    expect(below).not.toEqual(searched.bytes);
+    expect(await score(large, below)).toBeLessThan(GATE);
   }, 120_000);
 });

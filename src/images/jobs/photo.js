@@ -16,6 +16,7 @@ import { sniffImageType } from '../../site/sniff.js';
 import { ssimulacra2Scorer } from '../ssimulacra2.js';
 import { guarded } from './results.js';
 import { candidateWidths } from '../responsive.js';
+import { jpegQuality } from '../jpeg-quality.js';
 
 /**
  * @typedef {'avif' | 'webp' | 'jpeg'} PhotoFormat
@@ -63,16 +64,19 @@ import { candidateWidths } from '../responsive.js';
 
 /** Qualities tried, per encoder: the search looks for the lowest that passes. */
 export const QUALITY_RANGE = /** @type {Record<PhotoFormat, [number, number]>} */ ({ jpeg: [40, 95], webp: [40, 95], avif: [30, 90] });
-/** Where the search starts: a quality that often scores near 85 on photographs. */
-export const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 84, webp: 90, avif: 79 });
-/** Score points per step of quality near the gate, measured on photographs: the search's first estimate of the slope. */
-const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 0.5, webp: 0.5, avif: 0.4 });
+/** Where the search starts when the original's quality is unknown (not a JPEG): a quality that often scores near 85 on photographs. */
+export const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 79, webp: 90, avif: 70 });
 /**
- * The search stops when the bracket is this narrow; one step of quality changes a photo's size by about 1-3%.
- * A smaller width, what most visitors are served, is searched to the step: its encodings are cheap.
+ * Where the search starts for a JPEG original: its own quality (jpegQuality) plus this. The lowest passing
+ * quality lay at the original's -4 to +1 for mozjpeg and -14 to -6 for AVIF on the fixtures' photographs
+ * (docs/measurements/photos.md); WebP, not a default format, starts from FIRST_GUESS.
+ * @type {Partial<Record<PhotoFormat, number>>}
  */
-const QUALITY_STEP = 2;
-const RESIZED_QUALITY_STEP = 1;
+const FROM_ORIGINAL_QUALITY = { jpeg: -1, avif: -10 };
+/** Score points per step of quality near the gate, measured on photographs: the search's first estimate of the slope. */
+const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 1, webp: 0.5, avif: 0.6 });
+/** The slopes the search extrapolates with, from two of its own measurements, are held to this range (scores are noisy). */
+const SLOPE_LIMITS = [0.2, 3];
 /**
  * AVIF is searched at effort 3. Up to this many pixels (the widths most visitors are served), effort 4 is then
  * tried two quantizer levels below the quality found, then one below (avifQualityLevels), and taken when it
@@ -148,6 +152,7 @@ export async function photo({ bytes: input, options }) {
     const original = await shown(bytes, options.maxPixels);
     if (original.width < 8 || original.height < 8) return { status: 'kept', reason: `too small to measure (${original.width}x${original.height}; the metric needs 8x8)`, warnings: [] };
     const keepProfile = meta.icc !== undefined && !isSrgbProfile(meta.icc);
+    const originalQuality = type === 'jpeg' ? jpegQuality(bytes) : null;
     /** @type {PhotoTrial[]} */
     const trials = [];
     /** @type {PhotoVariant[]} */
@@ -161,7 +166,7 @@ export async function photo({ bytes: input, options }) {
       // (a WebP or AVIF original stays the fallback of its own sources).
       if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
       scorer ??= ssimulacra2Scorer(original);
-      const found = await lowestPassing(bytes, { scorer, width: null, pixelCount: original.width * original.height }, format, keepProfile, options);
+      const found = await lowestPassing(bytes, { scorer, width: null, pixelCount: original.width * original.height }, format, keepProfile, options, firstGuess(format, originalQuality));
       if (found.trial.quality !== null) fullSizeQuality.set(format, found.trial.quality);
       trials.push(found.trial);
       if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
@@ -233,11 +238,26 @@ function shown3(rgba, width, height) {
 }
 
 /**
+ * Where the search for FORMAT starts at the original's size: from the
+ * original's own quality when it is a JPEG whose quality is known.
+ * @param {PhotoFormat} format
+ * @param {number | null} originalQuality
+ */
+function firstGuess(format, originalQuality) {
+  const offset = FROM_ORIGINAL_QUALITY[format];
+  if (originalQuality === null || offset === undefined) return FIRST_GUESS[format];
+  const [min, max] = QUALITY_RANGE[format];
+  return Math.min(max, Math.max(min, originalQuality + offset));
+}
+
+/**
  * The lowest quality of one format whose encoding passes the gate. Scores
  * rise with quality almost everywhere: from a first guess, the next quality
- * is estimated from the slope, then the bracket of a failing and a passing
- * quality is narrowed by interpolating the gate between their scores, down to
- * QUALITY_STEP (typically 3 or 4 encodings). Where scores do not rise, the
+ * is estimated from the slope, a step past the gate; while every quality
+ * measured is on one side of the gate, the next is extrapolated along the
+ * slope of the last two; then the bracket of a failing and a passing quality
+ * is narrowed by interpolating the gate between their scores until they are
+ * neighbours (typically 2 to 4 encodings). Where scores do not rise, the
  * search still returns only a variant that was measured and passed. An AVIF
  * of up to AVIF_EFFORT_4_PIXELS is then tried at effort 4 (see there).
  * @param {Buffer} bytes
@@ -287,15 +307,20 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
     return score;
   };
   const first = start ?? FIRST_GUESS[format];
-  const s0 = await tryAt(first);
-  // One step along the expected slope, a little past the gate, to bracket it.
-  const second = Math.min(max, Math.max(min, first + Math.round((gate - s0) / SLOPE[format]) + (s0 < gate ? 1 : -1)));
-  if (second !== first) await tryAt(second);
-  // Widen until bracketed, or the range ends.
-  for (let q = bracket.fail?.q ?? first; !bracket.pass && q < max;) await tryAt((q = Math.min(max, q + 8)));
-  for (let q = bracket.pass?.q ?? first; bracket.pass && !bracket.fail && q > min;) await tryAt((q = Math.max(min, q - 8)));
-  const step = width ? RESIZED_QUALITY_STEP : QUALITY_STEP;
-  for (let { fail, pass } = bracket; fail && pass && pass.q - fail.q > step; ({ fail, pass } = bracket)) {
+  let last = { q: first, score: await tryAt(first) };
+  // Steps along the slope, a step past the gate, until it is bracketed or the range ends.
+  let slope = SLOPE[format];
+  while (!bracket.pass || !bracket.fail) {
+    const [from, down] = bracket.pass ? [bracket.pass, true] : [/** @type {Point} */ (bracket.fail), false];
+    if (down ? from.q <= min : from.q >= max) break;
+    const past = Math.round(from.q + (gate - from.score) / slope) + (down ? -1 : 1);
+    const q = down ? Math.max(min, Math.min(from.q - 1, past)) : Math.min(max, Math.max(from.q + 1, past));
+    const score = await tryAt(q);
+    // The slope of the last two measurements, for the next extrapolation.
+    slope = Math.min(SLOPE_LIMITS[1], Math.max(SLOPE_LIMITS[0], (score - last.score) / (q - last.q) || 0));
+    last = { q, score };
+  }
+  for (let { fail, pass } = bracket; fail && pass && pass.q - fail.q > 1; ({ fail, pass } = bracket)) {
     const at = pass.score > fail.score ? fail.q + ((gate - fail.score) / (pass.score - fail.score)) * (pass.q - fail.q) : (fail.q + pass.q) / 2;
     await tryAt(Math.min(pass.q - 1, Math.max(fail.q + 1, Math.round(at))));
   }
