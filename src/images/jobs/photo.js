@@ -159,17 +159,18 @@ export async function photo({ bytes: input, options }) {
     const variants = [];
     /** The quality each format passed at, at full size: where the search for a smaller width starts. @type {Map<PhotoFormat, number>} */
     const fullSizeQuality = new Map();
-    /** The original's half of the metric, computed once for every candidate of every format. @type {import('../ssimulacra2.js').Ssimulacra2Scorer | undefined} */
-    let scorer;
-    for (const format of options.formats) {
-      // JPEG has no alpha: a photo with transparency has no JPEG variant; and only a JPEG becomes a JPEG
-      // (a WebP or AVIF original stays the fallback of its own sources).
-      if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
-      scorer ??= ssimulacra2Scorer(original);
-      const found = await lowestPassing(bytes, { scorer, width: null, pixelCount: original.width * original.height }, format, keepProfile, options, firstGuess(format, originalQuality));
-      if (found.trial.quality !== null) fullSizeQuality.set(format, found.trial.quality);
-      trials.push(found.trial);
-      if (found.variant && found.variant.bytes.length < bytes.length) variants.push(found.variant);
+    // JPEG has no alpha: a photo with transparency has no JPEG variant; and only a JPEG becomes a JPEG
+    // (a WebP or AVIF original stays the fallback of its own sources).
+    const fullSizeFormats = options.formats.filter((format) => format !== 'jpeg' || (original.channels !== 4 && type === 'jpeg'));
+    // The original's half of the metric is computed once for every candidate of every format. The formats are
+    // searched together: while one encodes (in libvips' thread), another is scored (in this one).
+    const target = fullSizeFormats.length ? { scorer: ssimulacra2Scorer(original), width: null, pixelCount: original.width * original.height } : null;
+    const found = target ? await Promise.all(fullSizeFormats.map((format) => lowestPassing(bytes, target, format, keepProfile, options, firstGuess(format, originalQuality)))) : [];
+    for (const [i, format] of fullSizeFormats.entries()) {
+      const { trial, variant } = found[i];
+      if (trial.quality !== null) fullSizeQuality.set(format, trial.quality);
+      trials.push(trial);
+      if (variant && variant.bytes.length < bytes.length) variants.push(variant);
     }
     variants.sort((a, b) => a.bytes.length - b.bytes.length);
     /** @type {PhotoVariant[]} */
@@ -180,12 +181,9 @@ export async function photo({ bytes: input, options }) {
       const target = { scorer: ssimulacra2Scorer(reference), width, pixelCount: reference.width * reference.height };
       // Each width in the original's own format too (the fallback's widths), WebP otherwise only where AVIF is not
       // offered: a browser without AVIF takes the fallback's widths.
-      for (const format of new Set([...options.formats, type])) {
-        if (format === 'jpeg' && (original.channels === 4 || type !== 'jpeg')) continue;
-        if (format === 'webp' && type !== 'webp' && options.formats.includes('avif')) continue;
-        const found = await lowestPassing(bytes, target, format, keepProfile, options, fullSizeQuality.get(format));
-        if (found.variant) resized.push(found.variant);
-      }
+      const formats = [...new Set([...options.formats, type])].filter((format) => (format !== 'jpeg' || (original.channels !== 4 && type === 'jpeg')) && (format !== 'webp' || type === 'webp' || !options.formats.includes('avif')));
+      const found = await Promise.all(formats.map((format) => lowestPassing(bytes, target, format, keepProfile, options, fullSizeQuality.get(format))));
+      for (const { variant } of found) if (variant) resized.push(variant);
     }
     if (variants.length === 0 && resized.length === 0) {
       const tried = trials.map((t) => (t.bytes === null ? `${t.format} below ${options.score} (best ${t.score?.toFixed(1)})` : `${t.format} ${t.bytes} B`)).join(', ');
