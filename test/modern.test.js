@@ -66,6 +66,27 @@ describe('fixtures/modern, built with the defaults', () => {
     }
   }, 300_000);
 
+  chromiumTest('measures pages side by side, one context per tab, as it measures them one after another', async () => {
+    await expect(siteLayouts(browser, input, { tabs: 0 })).rejects.toThrow('siteLayouts: tabs must be a whole number of at least 1, not 0');
+    const contextsBefore = browser.contexts().length;
+    const oneByOne = await siteLayouts(browser, input);
+    const sideBySide = await siteLayouts(browser, input, { tabs: 3 });
+    try {
+      /** @type {import('../src/images/layout.js').PageLayout[][]} */
+      const expected = [];
+      for (const page of PAGES) expected.push(await oneByOne.measure(page, VIEWPORTS, { backgrounds: true }));
+      const opened = browser.contexts().length;
+      const measured = await Promise.all(PAGES.map((page) => sideBySide.measure(page, VIEWPORTS, { backgrounds: true })));
+      expect(measured).toEqual(expected);
+      // One context for the one-by-one session, three for the five pages side by side.
+      expect([opened - contextsBefore, browser.contexts().length - opened]).toEqual([1, 3]);
+    } finally {
+      await oneByOne.close();
+      await sideBySide.close();
+    }
+    expect(browser.contexts().length).toBe(contextsBefore);
+  }, 300_000);
+
   chromiumTest('resolves every reference, and makes smaller widths only of photographs', async () => {
     // Resolved: in the site (ok), elsewhere (external), in the document (fragment) or in the URL (inline, data:).
     const unresolved = (/** @type {Site} */ site) => allReferences(site).filter((r) => !['ok', 'external', 'fragment', 'inline'].includes(r.status)).map((r) => `${r.source}: ${r.url} (${r.status})`);

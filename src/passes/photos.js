@@ -183,6 +183,15 @@ function drawnImages(site, paths) {
  */
 
 /**
+ * Pages measured side by side: a measurement mostly waits for Chromium's frames, so two per thread keep the
+ * threads busy (a generated 100-page site with --lossy: docs/measurements/photos.md).
+ * @param {number} threads
+ */
+function layoutTabs(threads) {
+  return 2 * threads;
+}
+
+/**
  * Starts a browser and measures every page that draws one of the photos in
  * an <img>; null, with a warning, when no browser starts.
  * @param {import('../site/site.js').Site} site
@@ -204,14 +213,16 @@ async function openLayouts(site, ctx, photos) {
     return null;
   }
   const { browser } = launched;
-  const session = await siteLayouts(browser, site);
-  /** @type {Map<string, PageLayout[]>} */
-  const measured = new Map();
+  const session = await siteLayouts(browser, site, { tabs: layoutTabs(ctx.threads) });
+  const order = [...pages].sort();
   let done = 0;
-  for (const page of [...pages].sort()) {
-    measured.set(page, await session.measure(page, null, { backgrounds: true }));
+  const layouts = await Promise.all(order.map(async (page) => {
+    const layout = await session.measure(page, null, { backgrounds: true });
     ctx.progress(`layout of ${page}`, { done: ++done, total: pages.size });
-  }
+    return layout;
+  }));
+  /** @type {Map<string, PageLayout[]>} in the pages' order */
+  const measured = new Map(order.map((page, i) => [page, layouts[i]]));
   return { session, measured, close: async () => { await session.close(); await browser.close(); } };
 }
 
@@ -338,14 +349,17 @@ async function offerChoices(site, photo, measured, pages, offer) {
  * @returns {Promise<Map<string, number>>}
  */
 async function movedPages(site, layouts, before) {
-  /** @type {Map<string, number>} */
-  const moved = new Map();
-  for (const [page, bytes] of before) {
+  const found = await Promise.all([...before].map(async ([page, bytes]) => {
     const measuredBefore = layouts.measured.get(page);
-    if (!measuredBefore || bytes.equals(await site.read(page))) continue;
-    const at = layoutDifference(measuredBefore, await layouts.session.measure(page, measuredBefore.map((l) => l.viewport)));
-    if (at !== null) moved.set(page, at);
-  }
+    if (!measuredBefore || bytes.equals(await site.read(page))) return null;
+    return layoutDifference(measuredBefore, await layouts.session.measure(page, measuredBefore.map((l) => l.viewport)));
+  }));
+  /** @type {Map<string, number>} in the order of BEFORE */
+  const moved = new Map();
+  [...before.keys()].forEach((page, i) => {
+    const at = found[i];
+    if (at !== null && at !== undefined) moved.set(page, at);
+  });
   return moved;
 }
 
