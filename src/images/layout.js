@@ -58,11 +58,22 @@ const SETTLE_MS = 60000;
  *   when measured with them (else none)
  *
  * @typedef {object} SiteLayouts
- * @property {(page: string, viewports?: number[] | null, options?: { backgrounds?: boolean }) => Promise<PageLayout[]>} measure
+ * @property {(page: string, viewports?: number[] | null, options?: { backgrounds?: boolean, bytes?: Buffer }) => Promise<PageLayout[]>} measure
  *   a page at its breakpoints (or at the viewports given); its CSS background images only when asked (they cost a
- *   computed style of every element and its pseudo-elements)
+ *   computed style of every element and its pseudo-elements); with BYTES, the page as those bytes, not the site's
+ *   (a change measured before it is written)
  * @property {() => Promise<void>} close
  */
+
+/**
+ * How many pages a pass measures at a time: a measurement mostly waits for
+ * Chromium's frames, so two per thread keep the threads busy (a generated
+ * 100-page site with --lossy: docs/measurements/photos.md).
+ * @param {number} threads
+ */
+export function layoutTabs(threads) {
+  return 2 * threads;
+}
 
 /**
  * Opens browser pages that serve the site, up to TABS of them measuring at
@@ -80,17 +91,21 @@ export async function siteLayouts(browser, site, { tabs = 1 } = {}) {
   if (!Number.isInteger(tabs) || tabs < 1) throw new Error(`siteLayouts: tabs must be a whole number of at least 1, not ${tabs}`);
   /** @type {import('playwright-core').BrowserContext[]} */
   const contexts = [];
+  /** The bytes each tab serves for its page in place of the site's, while it measures them. @type {WeakMap<import('playwright-core').Page, { path: string, bytes: Buffer }>} */
+  const served = new WeakMap();
   const open = async () => {
     const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width: MAX_VIEWPORT, height: VIEWPORT_HEIGHT }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
     contexts.push(context);
+    const tab = await context.newPage();
     await context.route('**/*', async (route) => {
       const url = new URL(route.request().url());
       if (url.origin !== ORIGIN) return route.abort();
       const found = sitePathOf(site, url);
       if (!found) return route.fulfill({ status: 404, body: '' });
-      return route.fulfill({ status: 200, body: await site.read(found), headers: { 'content-type': mimeType(found) } });
+      const instead = served.get(tab);
+      return route.fulfill({ status: 200, body: instead?.path === found ? instead.bytes : await site.read(found), headers: { 'content-type': mimeType(found) } });
     });
-    return context.newPage();
+    return tab;
   };
   /** @type {import('playwright-core').Page[]} */
   const idle = [];
@@ -112,8 +127,9 @@ export async function siteLayouts(browser, site, { tabs = 1 } = {}) {
     else idle.push(tab);
   };
   return {
-    async measure(page, viewports, { backgrounds = false } = {}) {
+    async measure(page, viewports, { backgrounds = false, bytes } = {}) {
       const tab = await take();
+      if (bytes) served.set(tab, { path: page, bytes });
       try {
         await tab.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT });
         await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).catch(() => {});
@@ -127,6 +143,7 @@ export async function siteLayouts(browser, site, { tabs = 1 } = {}) {
         }
         return layouts;
       } finally {
+        served.delete(tab);
         give(tab);
       }
     },

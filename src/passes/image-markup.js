@@ -13,9 +13,10 @@ import { applyEdits, startTagEnd } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
-import { imagesByKey, layoutDifference, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
+import { imagesByKey, layoutDifference, layoutTabs, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
 import { ROBOT_VIEWPORT } from '../site/image-choice.js';
 import { launchBrowser } from '../text-images/browser.js';
+import { forEachOrdered } from '../util/ordered.js';
 
 const options = {
   browser,
@@ -65,13 +66,14 @@ export default {
       ctx.decide({ file: '', action: 'skipped', reason: `${images.size} page${images.size === 1 ? '' : 's'} left as they are: no browser to measure the layout (${/** @type {Error} */ (error).message.split(':')[0]})` });
       return;
     }
-    const session = await siteLayouts(launched.browser, site);
+    const session = await siteLayouts(launched.browser, site, { tabs: layoutTabs(ctx.threads) });
     /** @type {Map<string, { width: number, height: number } | null>} */
     const sizes = new Map();
     try {
       let done = 0;
-      for (const [page, refs] of [...images].sort(([a], [b]) => (a < b ? -1 : 1))) {
-        ctx.progress(page, { done: done++, total: images.size });
+      // Pages are measured, changed and measured again several at a time (a measurement waits for Chromium's
+      // frames); the changes are written and decided on in the pages' order.
+      await forEachOrdered([...images].sort(([a], [b]) => (a < b ? -1 : 1)), async ([page, refs]) => {
         const bytes = await site.read(page);
         for (const ref of refs) {
           const target = ref.status === 'ok' ? /** @type {string} */ (ref.target) : '';
@@ -83,7 +85,7 @@ export default {
           const size = ref.status === 'ok' ? sizes.get(/** @type {string} */ (ref.target)) : null;
           const tag = startTag(bytes, ref);
           return size && (isLarge(size) || (!hasAttribute(tag, 'width') && !hasAttribute(tag, 'height')));
-        })) continue;
+        })) return null;
         const before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
         const charset = /** @type {string} */ (site.get(page).charset);
         const authorPriority = refs.some((ref) => hasAttribute(startTag(bytes, ref), 'fetchpriority'));
@@ -134,30 +136,36 @@ export default {
           return { edits, counts };
         };
         // With width and height first; where those move a box (a style that sizes one side only), without them.
+        // Each change is measured before it is written: the tab serves the changed page in place of the site's.
+        /** @type {{ counts: { sized: number, lazy: number, priority: number, decoding: number }, bytes: Buffer } | null} */
         let chosen = null;
         /** The viewport width at which the first attempt moved a box. @type {number | null} */
         let firstMoved = null;
         for (const withSizes of [true, false]) {
           const attempt = await markup(withSizes);
           if (!attempt.edits.length || (!withSizes && attempt.counts.decoding + attempt.counts.lazy + attempt.counts.priority === 0)) break;
-          const kept = await site.writeChecked(page, applyEdits(bytes, attempt.edits), async () => {
-            const moved = layoutDifference(before, await session.measure(page, before.map((l) => l.viewport)));
-            firstMoved ??= moved;
-            return moved === null;
-          });
-          if (kept) {
-            chosen = attempt.counts;
+          const changed = applyEdits(bytes, attempt.edits);
+          const moved = layoutDifference(before, await session.measure(page, before.map((l) => l.viewport), { bytes: changed }));
+          firstMoved ??= moved;
+          if (moved === null) {
+            chosen = { counts: attempt.counts, bytes: changed };
             break;
           }
           if (attempt.counts.sized === 0) break;
         }
+        return { bytes, chosen, firstMoved };
+      }, async (measured, [page]) => {
+        ctx.progress(page, { done: done++, total: images.size });
+        if (!measured) return;
+        const { bytes, chosen, firstMoved } = measured;
         if (firstMoved !== null) ctx.warn(page, 'layout-changed', chosen ? `<img>s left without width and height: with them a box moved at ${firstMoved} px wide` : `image markup left as it is: with it a box moved at ${firstMoved} px wide`);
-        if (!chosen) continue;
-        const counts = chosen;
-        ctx.touched(page, bytes.length, (await site.read(page)).length);
+        if (!chosen) return;
+        await site.write(page, chosen.bytes);
+        ctx.touched(page, bytes.length, chosen.bytes.length);
+        const { counts } = chosen;
         const said = [counts.sized && `${counts.sized} width and height`, counts.decoding && `${counts.decoding} decoding=async`, counts.lazy && `${counts.lazy} loading=lazy`, counts.priority && 'fetchpriority=high on the largest image in the first view'].filter(Boolean);
         ctx.decide({ file: page, action: 'changed', reason: said.join(', ') });
-      }
+      }, layoutTabs(ctx.threads));
     } finally {
       await session.close();
       await launched.browser.close();

@@ -21,7 +21,7 @@ import { offerInCss, offerWidthsInCss, offerWidthsInStyleAttributes } from '../i
 import { shownSize } from '../images/size.js';
 import { pageRequests } from '../requests.js';
 import { browser, maxPixels, prune } from '../images/options.js';
-import { imagesByKey, layoutDifference, siteLayouts } from '../images/layout.js';
+import { imagesByKey, layoutDifference, layoutTabs, siteLayouts } from '../images/layout.js';
 import { sizesAttribute, sizesEntries, srcsetAttribute } from '../images/responsive.js';
 import { launchBrowser } from '../text-images/browser.js';
 import { boolean, someOf, wholeNumber } from '../options/kinds.js';
@@ -181,15 +181,6 @@ function drawnImages(site, paths) {
  * @property {string[]} described one phrase per file, for the decision
  * @property {number} score the lowest score of what it serves
  */
-
-/**
- * Pages measured side by side: a measurement mostly waits for Chromium's frames, so two per thread keep the
- * threads busy (a generated 100-page site with --lossy: docs/measurements/photos.md).
- * @param {number} threads
- */
-function layoutTabs(threads) {
-  return 2 * threads;
-}
 
 /**
  * Starts a browser and measures every page that draws one of the photos in

@@ -1,0 +1,63 @@
+/**
+ * The image-markup pass on pages whose <img>s have no width and height: what
+ * it adds to each tag from the layout Chromium measures, what it leaves out
+ * where the width and height would move a box, and the same output and
+ * decisions whether its pages are measured one or several at a time.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import sharp from 'sharp';
+import { beforeAll, describe, expect } from 'vitest';
+import { build } from '../src/pipeline.js';
+import { chromiumTest } from './helpers/chromium.js';
+import { readTree, tempDir } from './helpers/tmp.js';
+
+/** A page with a large image in the first view, the same image below it, and a small one below that. */
+const HINTS_PAGE = '<!doctype html><title>a</title><body style="margin:0"><img src="big.png"><div style="height:1200px"></div><img src="big.png"><img src="small.png"></body>';
+/** A style that sizes the width alone: a height attribute would then fix the height, and the box would move. */
+const WIDTH_ONLY_PAGE = '<!doctype html><title>c</title><style>img{width:100%}</style><body style="margin:0"><img src="big.png"></body>';
+
+describe('image-markup', () => {
+  /** @type {string} */
+  let input;
+
+  beforeAll(async () => {
+    input = await tempDir();
+    await mkdir(input, { recursive: true });
+    const solid = (/** @type {number} */ width, /** @type {number} */ height) => sharp({ create: { width, height, channels: 3, background: '#3a6ea5' } }).png().toBuffer();
+    await writeFile(path.join(input, 'big.png'), await solid(600, 400));
+    await writeFile(path.join(input, 'small.png'), await solid(40, 40));
+    for (const name of ['a', 'b', 'd', 'e', 'f']) await writeFile(path.join(input, `${name}.html`), HINTS_PAGE);
+    await writeFile(path.join(input, 'c.html'), WIDTH_ONLY_PAGE);
+  });
+
+  chromiumTest('adds width and height, decoding, lazy loading below the first view and fetchpriority, page by page, measured side by side or not', async () => {
+    /** @param {number} threads */
+    const built = async (threads) => {
+      const output = path.join(await tempDir(), 'out');
+      const summary = await build({ input, output, only: ['image-markup'], cache: false, configs: false, threads });
+      const pass = /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'image-markup'));
+      return { tree: await readTree(output), decisions: pass.decisions, warnings: summary.warnings.map((w) => `${w.file} ${w.code}: ${w.message}`) };
+    };
+    const alone = await built(1);
+    const sideBySide = await built(2);
+    expect(sideBySide).toEqual(alone);
+    const page = (/** @type {string} */ name) => (/** @type {Buffer} */ (alone.tree.get(name))).toString('utf8');
+    const hinted = '<!doctype html><title>a</title><body style="margin:0"><img src="big.png" width="600" height="400" decoding="async" fetchpriority="high"><div style="height:1200px"></div><img src="big.png" width="600" height="400" decoding="async" loading="lazy"><img src="small.png" width="40" height="40"></body>';
+    for (const name of ['a.html', 'b.html', 'd.html', 'e.html', 'f.html']) expect(page(name)).toBe(hinted);
+    // With width and height the image would be 400 px high at every width: only the hints go on.
+    expect(page('c.html')).toBe('<!doctype html><title>c</title><style>img{width:100%}</style><body style="margin:0"><img src="big.png" decoding="async" fetchpriority="high"></body>');
+    expect(alone.warnings).toEqual(['c.html layout-changed: image-markup: <img>s left without width and height: with them a box moved at 360 px wide']);
+    const hints = '3 width and height, 2 decoding=async, 1 loading=lazy, fetchpriority=high on the largest image in the first view';
+    expect(alone.decisions).toEqual([
+      { file: 'a.html', action: 'changed', reason: hints },
+      { file: 'b.html', action: 'changed', reason: hints },
+      { file: 'c.html', action: 'changed', reason: '1 decoding=async, fetchpriority=high on the largest image in the first view' },
+      { file: 'd.html', action: 'changed', reason: hints },
+      { file: 'e.html', action: 'changed', reason: hints },
+      { file: 'f.html', action: 'changed', reason: hints },
+    ]);
+    // The input is left as it was.
+    expect(await readFile(path.join(input, 'a.html'), 'utf8')).toBe(HINTS_PAGE);
+  }, 180_000);
+});
