@@ -68,7 +68,7 @@ export const QUALITY_RANGE = /** @type {Record<PhotoFormat, [number, number]>} *
 export const FIRST_GUESS = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 79, webp: 90, avif: 70 });
 /**
  * Where the search starts for a JPEG original: its own quality (jpegQuality) plus this. The lowest passing
- * quality lay at the original's -4 to +1 for mozjpeg and -14 to -6 for AVIF on the fixtures' photographs
+ * quality lay at the original's -4 to +1 for mozjpeg and -18 to -4 for AVIF (median -10.5) on the fixtures' photographs
  * (docs/measurements/photos.md); WebP, not a default format, starts from FIRST_GUESS.
  * @type {Partial<Record<PhotoFormat, number>>}
  */
