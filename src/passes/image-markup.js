@@ -69,6 +69,13 @@ export default {
     const session = await siteLayouts(launched.browser, site, { tabs: layoutTabs(ctx.threads) });
     /** @type {Map<string, { width: number, height: number } | null>} */
     const sizes = new Map();
+    /** Each image's size as it is read, once however many pages measured side by side ask for it. @type {Map<string, Promise<{ width: number, height: number } | null>>} */
+    const sizing = new Map();
+    const sizeOf = (/** @type {string} */ target) => {
+      let size = sizing.get(target);
+      if (!size) sizing.set(target, (size = (async () => (site.files.has(target) ? shownSize(await site.read(target), ctx.options.maxPixels) : null))()));
+      return size;
+    };
     try {
       let done = 0;
       // Pages are measured, changed and measured again several at a time (a measurement waits for Chromium's
@@ -77,7 +84,7 @@ export default {
         const bytes = await site.read(page);
         for (const ref of refs) {
           const target = ref.status === 'ok' ? /** @type {string} */ (ref.target) : '';
-          if (target && !sizes.has(target)) sizes.set(target, site.files.has(target) ? await shownSize(await site.read(target), ctx.options.maxPixels) : null);
+          if (target && !sizes.has(target)) sizes.set(target, await sizeOf(target));
         }
         // Measured only when the markup may change: an <img> without width and height, or a large image (the
         // hints go on those alone). A page of small, sized images costs no layout.

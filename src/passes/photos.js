@@ -349,7 +349,7 @@ async function movedPages(site, layouts, before) {
   const moved = new Map();
   [...before.keys()].forEach((page, i) => {
     const at = found[i];
-    if (at !== null && at !== undefined) moved.set(page, at);
+    if (at !== null) moved.set(page, at);
   });
   return moved;
 }

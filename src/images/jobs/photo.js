@@ -161,7 +161,11 @@ export async function photo({ bytes: input, options }) {
     const fullSizeQuality = new Map();
     // JPEG has no alpha: a photo with transparency has no JPEG variant; and only a JPEG becomes a JPEG
     // (a WebP or AVIF original stays the fallback of its own sources).
-    const fullSizeFormats = options.formats.filter((format) => format !== 'jpeg' || (original.channels !== 4 && type === 'jpeg'));
+    const jpegAllowed = original.channels !== 4 && type === 'jpeg';
+    const fullSizeFormats = options.formats.filter((format) => format !== 'jpeg' || jpegAllowed);
+    // Each width in the original's own format too (the fallback's widths), WebP otherwise only where AVIF is not
+    // offered: a browser without AVIF takes the fallback's widths.
+    const resizedFormats = [...new Set([...options.formats, type])].filter((format) => (format !== 'jpeg' || jpegAllowed) && (format !== 'webp' || type === 'webp' || !options.formats.includes('avif')));
     // The original's half of the metric is computed once for every candidate of every format. The formats are
     // searched together: while one encodes (in libvips' thread), another is scored (in this one).
     const target = fullSizeFormats.length ? { scorer: ssimulacra2Scorer(original), width: null, pixelCount: original.width * original.height } : null;
@@ -179,10 +183,7 @@ export async function photo({ bytes: input, options }) {
       if (width < 8 || (original.height * width) / original.width < 8) continue;
       const reference = await shown(bytes, options.maxPixels, width);
       const target = { scorer: ssimulacra2Scorer(reference), width, pixelCount: reference.width * reference.height };
-      // Each width in the original's own format too (the fallback's widths), WebP otherwise only where AVIF is not
-      // offered: a browser without AVIF takes the fallback's widths.
-      const formats = [...new Set([...options.formats, type])].filter((format) => (format !== 'jpeg' || (original.channels !== 4 && type === 'jpeg')) && (format !== 'webp' || type === 'webp' || !options.formats.includes('avif')));
-      const found = await Promise.all(formats.map((format) => lowestPassing(bytes, target, format, keepProfile, options, fullSizeQuality.get(format))));
+      const found = await Promise.all(resizedFormats.map((format) => lowestPassing(bytes, target, format, keepProfile, options, fullSizeQuality.get(format))));
       for (const { variant } of found) if (variant) resized.push(variant);
     }
     if (variants.length === 0 && resized.length === 0) {
