@@ -128,12 +128,13 @@ export default {
       for (const [i, { image, bytes, uses, shapes }] of candidates.entries()) {
         const { plan, unfit, fits } = /** @type {{ plan: Plan | { status: 'failed', reason: string }, unfit?: string, fits?: Map<string, Fitted> }} */ (outcomes[i]);
         if (plan.status === 'failed') {
-          // The job was stopped (time limit, out of memory): the image stays.
-          ctx.warn(image.path, 'job-stopped', `kept as it is: ${plan.reason}`);
+          // The job failed or was stopped (time limit, out of memory): the image stays.
+          ctx.warn(image.path, 'job-failed', `kept as it is: ${plan.reason}`);
           ctx.decide({ file: image.path, action: 'kept', reason: plan.reason });
           continue;
         }
         if (plan.status === 'kept') {
+          if (plan.undrawable) ctx.warn(image.path, 'text-undrawable', `kept as it is: ${plan.reason}`);
           ctx.decide({ file: image.path, action: 'kept', reason: plan.reason, ...(plan.score === undefined ? {} : { score: roundScore(plan.score) }) });
           continue;
         }

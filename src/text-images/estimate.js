@@ -67,8 +67,35 @@ const SYMBOL_FACES = /** @type {Face[]} */ ([
 /** The characters a symbol image may be: bullets, squares, arrows, check marks, stars. */
 export const SYMBOLS = ['\u25cf', '\u2022', '\u25a0', '\u25aa', '\u25ba', '\u25b6', '\u2192', '\u2713', '\u2714', '\u25b2', '\u25bc', '\u25c4', '\u2190', '\u25c6', '\u2605', '\u25cb', '\u25a1', '\u00bb', '\u203a', '\u2717', '\u21d2', '+', '\u00d7'];
 
+/**
+ * The most pixels a drawing may have along either side. cairo refuses a
+ * surface over 32,767 px ("invalid value (typically too big) for the size of
+ * the input"), and libvips asks for one as large as the whole text: 64 lines
+ * of 300 px titles, three sizes apart, are 60,000 px tall. Half that keeps a
+ * margin for the estimates of a line's extent, and a drawing's memory small
+ * (a worker holds a few of them, 4 bytes a pixel).
+ */
+const MAX_DRAWING_PX = 16_384;
+
+/** The widest advance of these faces' glyphs, in em, with a margin (W, M and dashes in bold are about 1.2). */
+const WIDEST_ADVANCE = 1.25;
+
 /** Size used to learn each face's ink height for a text. */
 const REFERENCE_SIZE = 40;
+
+/** Texts longer than this (an ALT that describes, not transcribes) are not what a text image shows: not drawn. */
+const MAX_TEXT_CHARACTERS = 500;
+
+/**
+ * The reference size for a text: REFERENCE_SIZE, or smaller for a text so
+ * long (an ALT of a few hundred characters) that it would not fit in a
+ * drawing at that size; its width at the guessed size then rules it out.
+ * @param {string} text
+ */
+function referenceSize(text) {
+  const characters = [...text].length;
+  return Math.max(4, Math.min(REFERENCE_SIZE, Math.floor((MAX_DRAWING_PX - 2 * REFERENCE_SIZE) / (WIDEST_ADVANCE * characters + 1))));
+}
 
 /**
  * Renders kept in this thread, newest last, up to this many bytes (a byte a
@@ -111,6 +138,19 @@ function forgetRenders() {
 /** At most this many texts are drawn in one call. */
 const LINES_PER_DRAW = 64;
 
+
+/**
+ * A text that cannot be drawn: larger than a drawing may be, or refused by
+ * Pango or cairo. The plan keeps its image, with a warning.
+ */
+export class TextDrawError extends Error {
+  /** @param {string} message */
+  constructor(message) {
+    super(message);
+    this.name = 'TextDrawError';
+  }
+}
+
 /**
  * Draws many texts, each in its face, size and spacing: coverage 0-1 per
  * pixel. A result is shared with later calls for the same text, face, size
@@ -143,10 +183,8 @@ export async function renderTexts(requests) {
       missing.set(line.key, line);
     }
   }
-  const toDraw = [...missing.values()];
-  for (let i = 0; i < toDraw.length; i += LINES_PER_DRAW) {
-    const chunk = toDraw.slice(i, i + LINES_PER_DRAW);
-    const drawn = (chunk.length > 1 && await drawLines(chunk)) || await Promise.all(chunk.map((line) => drawMarkup(line.markup)));
+  for (const chunk of drawingChunks([...missing.values()])) {
+    const drawn = (chunk.length > 1 && await drawLines(chunk).catch(() => null)) || await Promise.all(chunk.map(drawLine));
     chunk.forEach((line, j) => {
       found.set(line.key, drawn[j]);
       remember(line.key, drawn[j]);
@@ -156,8 +194,67 @@ export async function renderTexts(requests) {
 }
 
 /**
- * @typedef {{ key: string, markup: string, size: number }} PangoLine a text's Pango markup, the key of its render, its size
+ * @typedef {{ key: string, markup: string, size: number, width: number }} PangoLine a text's Pango markup, the key of its
+ *   render, its size, and a generous estimate of its width in px
  */
+
+/**
+ * Lines drawn together, in their order: up to LINES_PER_DRAW a call, and no
+ * more than fit in a drawing of MAX_DRAWING_PX (drawLines spaces lines by
+ * three times the largest size); a line too wide for a drawing of its own
+ * makes a call of its own, where drawLine refuses it.
+ * @param {PangoLine[]} lines
+ * @returns {PangoLine[][]}
+ */
+function drawingChunks(lines) {
+  /** @type {PangoLine[][]} */
+  const chunks = [];
+  /** @type {PangoLine[]} */
+  let chunk = [];
+  let largest = 0;
+  for (const line of lines) {
+    const size = Math.max(largest, line.size);
+    const alone = line.width > MAX_DRAWING_PX || lineHeight(line.size) > MAX_DRAWING_PX;
+    if (chunk.length && (alone || chunk.length >= LINES_PER_DRAW || (chunk.length + 1) * lineHeight(size) > MAX_DRAWING_PX)) {
+      chunks.push(chunk);
+      chunk = [];
+      largest = 0;
+    }
+    if (alone) {
+      chunks.push([line]);
+      continue;
+    }
+    chunk.push(line);
+    largest = Math.max(largest, line.size);
+  }
+  if (chunk.length) chunks.push(chunk);
+  return chunks;
+}
+
+/**
+ * The height a line takes in drawLines' drawing, with room to spare: its
+ * spacing and the line itself (1.17 em in DejaVu, 1.15 in Liberation).
+ * @param {number} size
+ */
+function lineHeight(size) {
+  return 3 * size + 8 + 2 * size;
+}
+
+/**
+ * One text drawn alone, unless it is too large for any drawing.
+ * @param {PangoLine} line
+ * @returns {Promise<Coverage>}
+ */
+async function drawLine(line) {
+  if (line.width > MAX_DRAWING_PX || lineHeight(line.size) > MAX_DRAWING_PX) {
+    throw new TextDrawError(`its text at ${line.size} px would be about ${line.width} px wide, over the ${MAX_DRAWING_PX} px a drawing may be`);
+  }
+  try {
+    return await drawMarkup(line.markup);
+  } catch (error) {
+    throw new TextDrawError(`Pango could not draw its text at ${line.size} px (${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]})`);
+  }
+}
 
 /**
  * A text's Pango markup, and the key of its render.
@@ -169,7 +266,9 @@ function pangoLine({ text, face, size, letterSpacing = 0 }) {
   const spacing = Math.round(letterSpacing * 1024);
   const description = [`${face.name},`, face.weight === 'bold' ? 'Bold' : '', face.style === 'italic' ? 'Italic' : '', `${size}px`].filter(Boolean).join(' ');
   const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-  return { key: `${spacing}\0${description}\0${text}`, markup: `<span font="${description}"${spacing ? ` letter_spacing="${spacing}"` : ''}>${escaped}</span>`, size };
+  const characters = [...text].length;
+  const width = Math.ceil(characters * (WIDEST_ADVANCE * size + Math.max(0, letterSpacing)) + size);
+  return { key: `${spacing}\0${description}\0${text}`, markup: `<span font="${description}"${spacing ? ` letter_spacing="${spacing}"` : ''}>${escaped}</span>`, size, width };
 }
 
 /** @param {string} key @param {Coverage} coverage */
@@ -202,7 +301,7 @@ function fromBytes({ width, height, data }) {
  * @param {RenderRequest} request
  */
 export function drawAlone(request) {
-  return drawMarkup(pangoLine(request).markup);
+  return drawLine(pangoLine(request));
 }
 
 /**
@@ -283,8 +382,9 @@ export async function estimateStyle(image, ink, texts, options = {}) {
   /** @type {StyleEstimate[]} */
   const results = [];
   for (const text of texts) {
-    if (!text.trim()) continue;
-    const references = await renderTexts(faces.map((face) => ({ text, face, size: REFERENCE_SIZE })));
+    if (!text.trim() || [...text].length > MAX_TEXT_CHARACTERS) continue;
+    const reference = referenceSize(text);
+    const references = await renderTexts(faces.map((face) => ({ text, face, size: reference })));
     /**
      * Each face that draws the text, with the sizes tried near its guess (none when its width is far off).
      * @type {{ face: Face, guess: number, trials: { face: Face, size: number, score: number, spaced?: RenderRequest }[] }[]}
@@ -293,9 +393,9 @@ export async function estimateStyle(image, ink, texts, options = {}) {
     faces.forEach((face, i) => {
       const refBox = inkBox(references[i]);
       if (!refBox) return;
-      const guess = Math.round(REFERENCE_SIZE * inkHeight / (refBox.bottom - refBox.top));
+      const guess = Math.round(reference * inkHeight / (refBox.bottom - refBox.top));
       // The text's width at that size, from the reference: far off means another text or face.
-      const widthAtGuess = (refBox.right - refBox.left) * guess / REFERENCE_SIZE;
+      const widthAtGuess = (refBox.right - refBox.left) * guess / reference;
       const trials = [];
       if (Math.abs(widthAtGuess - inkWidth) <= Math.max(4, inkWidth * 0.35)) {
         for (let size = Math.max(4, guess - spread); size <= guess + spread; size++) trials.push({ face, size, score: 0 });

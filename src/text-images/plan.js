@@ -7,7 +7,7 @@
  */
 import { classifyPixels } from './classify.js';
 import { coverageOf, decodeImage } from './pixels.js';
-import { estimateStyle, estimateSymbol } from './estimate.js';
+import { estimateStyle, estimateSymbol, TextDrawError } from './estimate.js';
 import { readText } from './ocr.js';
 import { imageErrorReason } from '../util/image-error.js';
 
@@ -27,7 +27,8 @@ import { imageErrorReason } from '../util/image-error.js';
  * @typedef {Size & { status: 'spacer', colour: Rgb | null }} SpacerPlan
  * @typedef {Size & { status: 'rule', direction: 'horizontal' | 'vertical', bands: { colour: Rgb, size: number }[] }} RulePlan
  * @typedef {Size & { status: 'text' | 'symbol', bg: Rgb, fg: Rgb, transparent: boolean, ink: Box, estimates: StyleEstimate[], source: 'alt' | 'ocr' | 'shape', ocr: OcrResult | null }} InkPlan
- * @typedef {Partial<Size> & { status: 'kept', reason: string, score?: number, ocr?: OcrResult | null }} KeptPlan
+ * @typedef {Partial<Size> & { status: 'kept', reason: string, score?: number, ocr?: OcrResult | null, undrawable?: boolean }} KeptPlan
+ *   undrawable: its text could not be drawn to be compared (the pass warns)
  * @typedef {SpacerPlan | RulePlan | InkPlan | KeptPlan} Plan
  */
 
@@ -46,6 +47,21 @@ export async function textImagePlan({ bytes, options }) {
     return { status: 'kept', reason: `unreadable: ${imageErrorReason(error)}` };
   }
   const size = { width: img.width, height: img.height };
+  try {
+    return await planImage(img, size, options);
+  } catch (error) {
+    if (!(error instanceof TextDrawError)) throw error;
+    return { ...size, status: 'kept', reason: `its text cannot be drawn to compare: ${error.message}`, undrawable: true };
+  }
+}
+
+/**
+ * @param {Awaited<ReturnType<typeof decodeImage>>} img
+ * @param {Size} size
+ * @param {PlanOptions} options
+ * @returns {Promise<Plan>}
+ */
+async function planImage(img, size, options) {
   if (img.frames > 1) return { ...size, status: 'kept', reason: `animated (${img.frames} frames)` };
   const found = classifyPixels(img);
   if (found.kind === 'picture') return { ...size, status: 'kept', reason: `not text: ${found.reason}` };
