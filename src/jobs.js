@@ -24,6 +24,25 @@ function configureSharp() {
 }
 
 /**
+ * For tests of what a failing job does to a build (test/faults.test.js):
+ * PAGEDIET_TEST_FAULTS lists jobs, `name` or `name:mode` (`*` for every job),
+ * that fail here, in the worker, as a library's fault would: `throw` (the
+ * default) throws an error; `exit` ends the worker thread, as a crash does.
+ * Unset, it costs one look at the environment.
+ * @param {string} name
+ */
+function injectedFault(name) {
+  const faults = process.env.PAGEDIET_TEST_FAULTS;
+  if (!faults) return;
+  for (const fault of faults.split(',')) {
+    const [job, mode = 'throw'] = fault.trim().split(':');
+    if (job !== name && job !== '*') continue;
+    if (mode === 'exit') process.exit(70);
+    throw new Error(`injected fault in ${name}`);
+  }
+}
+
+/**
  * A job whose module is imported on its first run.
  * @template {string} N
  * @template {Record<N, (input: any) => any>} M
@@ -34,6 +53,7 @@ function configureSharp() {
  */
 function job(name, load, { sharp = true } = {}) {
   return async (input) => {
+    injectedFault(name);
     if (sharp) await configureSharp();
     return (await load())[name](input);
   };

@@ -73,7 +73,8 @@ export const MESSAGE_CODES = /** @type {const} */ ({
   'compress-mismatch': code('error', 'compressed files that do not decode to their file: not written'),
   'minify-html-failed': code('error', 'pages the HTML minifier failed on: kept as they are'),
   'render-failed': code('error', 'text images the browser could not render: kept'),
-  'job-stopped': code('error', 'images whose job stopped: kept'),
+  'job-failed': code('error', 'files whose job failed or stopped: kept as they are'),
+  'text-undrawable': code('warning', 'text images whose text cannot be drawn to compare: kept'),
   // The build's tools.
   'no-browser': code('warning', 'no browser to prove replacements in: text images kept'),
   'browser-fallback': code('info', 'browsers that did not start: another one was used'),

@@ -46,7 +46,9 @@
  * @property {(message: string, count?: import('./progress.js').ProgressCount) => void} progress what the pass is at: a file,
  *   how many of how many, and which of its steps
  * @property {(job: string, bytes: Uint8Array, options: object) => Promise<any>} compute runs a job of src/jobs.js in the
- *   worker pool, or takes its result from the persistent cache (keyed by the job's code, the bytes and the options)
+ *   worker pool, or takes its result from the persistent cache (keyed by the job's code, the bytes and the options).
+ *   A job that throws, stops at the time limit or loses its worker gives `{ status: 'failed', reason, jobFailed: true }`
+ *   (never cached): the pass keeps its file as it was, with one `job-failed` warning
  * @property {<T>(key: unknown, compute: () => Promise<T>) => Promise<T>} cached a result of the pass's own (not a worker
  *   job) from the persistent cache, or computed and kept: keyed by `key` (JSON) and the fingerprint of the pass's code;
  *   results must be v8-serializable

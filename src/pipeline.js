@@ -13,7 +13,7 @@ import { PASSES, passCode } from './passes/index.js';
 import { UserError } from './errors.js';
 import { pageWeights } from './requests.js';
 import { summarize } from './summary.js';
-import { JobStopped, WorkerPool } from './util/pool.js';
+import { WorkerPool, jobFailure } from './util/pool.js';
 import { findInPage } from './site/page-findings.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 import { shardSlice } from './shard.js';
@@ -170,9 +170,9 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
       try {
         result = await pool.run(job, { bytes, options: jobOptions });
       } catch (error) {
-        // A stuck or dying job fails like a file the job cannot read: the pass warns and leaves the file as it is. Not cached.
-        if (error instanceof JobStopped) return { status: 'failed', reason: error.message };
-        throw error;
+        // A job that throws, runs out of time or memory, or whose worker dies fails like a file the job cannot read:
+        // the pass warns and leaves the file as it is, and the build goes on. Not cached.
+        return { status: 'failed', reason: jobFailure(job, error), jobFailed: true };
       }
       if (cache) await cache.set(key, result);
       return result;
@@ -321,9 +321,9 @@ function findInPageIn(pool) {
   return async (bytes, findOptions) => {
     try {
       return await pool.run('findInPage', { bytes, options: findOptions });
-    } catch (error) {
-      if (error instanceof JobStopped) return findInPage({ bytes, options: findOptions });
-      throw error;
+    } catch {
+      // Stopped, or its worker failed: the page is parsed in this thread (a parse that fails here is pagediet's own defect).
+      return findInPage({ bytes, options: findOptions });
     }
   };
 }

@@ -109,6 +109,14 @@ describe('the bad-input corpus', () => {
     expect(output.has('truncated.png')).toBe(false);
   });
 
+  it('a truncated GIF: text-images gives the same reason however many decodes run at once', async () => {
+    // sharp's text for it was "Input buffer has corrupt header: " and libvips' shared buffer, whole or cleared.
+    expect(decision('text-images', 'truncated.gif')).toEqual({ file: 'truncated.gif', action: 'kept', reason: 'unreadable: damaged image data' });
+    const bytes = /** @type {Buffer} */ (input.get('truncated.gif'));
+    const plans = await Promise.all(Array.from({ length: 24 }, () => textImagePlan({ bytes, options: PLAN_OPTIONS })));
+    expect(new Set(plans.map((p) => p.status === 'kept' && p.reason))).toEqual(new Set(['unreadable: damaged image data']));
+  });
+
   it('a GIF with trailing garbage: converted from its frames, the garbage named in the warning', async () => {
     expect(warningsOf('trailing-garbage.gif')).toEqual(['image-repaired: gif-to-png: 23 bytes after the GIF trailer ignored']);
     const png = hashedName('trailing-garbage.png');
@@ -143,6 +151,10 @@ describe('the bad-input corpus', () => {
     expect(imageErrorReason(new Error('vipspng: libpng read error\nvipspng: libpng read error'))).toBe('damaged image data');
     expect(imageErrorReason(new Error('gifload: truncated GIF'))).toBe('damaged image data');
     expect(imageErrorReason(new Error('Input image exceeds pixel limit'))).toBe('Input image exceeds pixel limit');
+    // sharp's own words before the buffer: its text, or nothing when another thread has just cleared it.
+    expect(imageErrorReason(new Error('Input buffer has corrupt header: gifload_buffer: Unexpected end of GIF source data'))).toBe('damaged image data');
+    expect(imageErrorReason(new Error('Input buffer has corrupt header: '))).toBe('damaged image data');
+    expect(imageErrorReason(new Error('Input file has corrupt header: VipsForeignLoad: "x.png" is not a known file format'))).toBe('damaged image data');
   });
 
   it('a .gif that is a JPEG: warned, handled by its bytes, and kept under its name', () => {

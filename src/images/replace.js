@@ -242,7 +242,7 @@ async function wrappableImages(site, refs) {
  */
 export function recordResult(ctx, file, result) {
   if (result.status === 'failed') {
-    ctx.warn(file.path, 'image-unreadable', `left as it is: ${result.reason}`);
+    ctx.warn(file.path, 'jobFailed' in result ? 'job-failed' : 'image-unreadable', `left as it is: ${result.reason}`);
     ctx.decide({ file: file.path, action: 'skipped', reason: result.reason });
     return;
   }

@@ -82,7 +82,7 @@ async function minifyStylesheet(site, ctx, file) {
  */
 async function takePageCss(site, ctx, page, size, result, minified) {
   if ('status' in result) {
-    ctx.warn(page.path, 'job-stopped', `kept as it is: ${result.reason}`);
+    ctx.warn(page.path, 'job-failed', `kept as it is: ${result.reason}`);
     ctx.decide({ file: page.path, action: 'kept', reason: result.reason });
     return;
   }

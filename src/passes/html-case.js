@@ -39,7 +39,7 @@ export default {
     }, async ({ size, result }, page) => {
       ctx.progress(page.path, { done: ++done, total: pages.length });
       if ('status' in result) {
-        ctx.warn(page.path, 'job-stopped', `kept as it is: ${result.reason}`);
+        ctx.warn(page.path, 'job-failed', `kept as it is: ${result.reason}`);
         ctx.decide({ file: page.path, action: 'kept', reason: result.reason });
         return;
       }

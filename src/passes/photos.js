@@ -85,7 +85,7 @@ export default {
       await eachImageResult(site, ctx, photos, 'photo', jobOptions, null, async (file, result) => {
         const photo = /** @type {import('../images/jobs/photo.js').PhotoResult} */ (/** @type {unknown} */ (result));
         if (photo.status === 'failed') {
-          ctx.warn(file.path, 'image-unreadable', `left as it is: ${photo.reason}`);
+          ctx.warn(file.path, 'jobFailed' in photo ? 'job-failed' : 'image-unreadable', `left as it is: ${photo.reason}`);
           ctx.decide({ file: file.path, action: 'skipped', reason: photo.reason });
         } else if (photo.status === 'kept') {
           ctx.decide({ file: file.path, action: 'kept', reason: photo.reason });

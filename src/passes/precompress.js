@@ -78,6 +78,8 @@ export default {
       const small = [];
       /** @type {string[]} */
       const present = [];
+      /** @type {string[]} the codings that failed: one warning for the file */
+      const failed = [];
       for (const e of encoded) {
         if (e.outcome === 'taken') {
           ctx.warn(file.path, 'sidecar-exists', `${e.sidecar} is already in the input: kept as it is (it may not match ${file.path})`);
@@ -85,7 +87,7 @@ export default {
           continue;
         }
         if (e.result.status !== 'encoded') {
-          ctx.warn(file.path, 'compress-failed', `${e.encoding}: ${e.result.reason}`);
+          failed.push(`${e.encoding}: ${e.result.reason}`);
           continue;
         }
         const out = /** @type {Buffer} */ (e.result.bytes);
@@ -103,6 +105,7 @@ export default {
         ctx.measure({ file: file.path, name: e.encoding, before: bytes.length, after: out.length });
         made.push(`${e.encoding} ${out.length} B (-${saving.toFixed(1)}%, ${e.result.detail})`);
       }
+      if (failed.length) ctx.warn(file.path, 'compress-failed', failed.join('; '));
       const notes = [
         ...(small.length ? [`saves under ${minSaving}% (${bytes.length} B; ${small.join('; ')})`] : []),
         ...(present.length ? [`sidecar already in the input (${present.join(', ')})`] : []),

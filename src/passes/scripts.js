@@ -101,15 +101,21 @@ async function minifyPages(site, ctx, { uses, pinned }, progress) {
     const kept = [];
     /** @type {string[]} */
     const unparsable = [];
+    /** @type {string[]} */
+    const failed = [];
     scripts.forEach((script, i) => {
       const outcome = results[i];
       const where = `inline <script> at line ${script.line}`;
       if ('edit' in outcome) edits.push(outcome.edit);
       else kept.push(`${where}: ${outcome.reason}`);
       if ('unparsable' in outcome) unparsable.push(`${where}: ${outcome.unparsable}`);
-      if ('failed' in outcome) ctx.warn(page.path, 'script-minify-failed', `${where}: ${outcome.failed}; copied unchanged`);
+      if ('failed' in outcome) failed.push(`${where}: ${outcome.failed}`);
       for (const target of importTargets(site, page, outcome.imports ?? [])) addUse(uses, target, { module: true, charset: 'utf-8' });
     });
+    if (failed.length) {
+      const first = failed.length === 1 ? failed[0] : `${failed.length} inline scripts failed; the first, ${failed[0]}`;
+      ctx.warn(page.path, 'script-minify-failed', `${first}; copied unchanged`);
+    }
     if (unparsable.length) {
       const first = unparsable.length === 1 ? unparsable[0] : `${unparsable.length} inline scripts do not parse; the first, ${unparsable[0]}`;
       ctx.warn(page.path, 'script-unparsable', `${first}; copied unchanged`);

@@ -302,7 +302,7 @@ async function optimizeFiles(state, files, count) {
     /** @type {SvgJobOptions} */
     const job = { preset: keep.length ? 'in-context' : 'document', keep, precision, exact: false };
     const result = await state.optimize(read.text, job);
-    if (result.status === 'failed') return refuse({ code: 'svg-invalid', reason: `not well-formed XML (${result.reason})`, warn: true });
+    if (result.status === 'failed') return refuse('jobFailed' in result ? { code: 'job-failed', reason: result.reason, warn: true } : { code: 'svg-invalid', reason: `not well-formed XML (${result.reason})`, warn: true });
     const sizeOf = (/** @type {string} */ text) => read.bom.length + Buffer.byteLength(text);
     const unit = unitOf(read.text, bytes.length, sizeOf, job, result);
     if (!unit) return refuse({ code: 'svg-not-smaller', reason: `svgo's result is not smaller (${sizeOf(result.text)} B against ${bytes.length} B)`, warn: false });
@@ -493,7 +493,7 @@ async function prepareInline(state, page, bytes, found) {
   /** @type {SvgJobOptions} */
   const job = { preset: 'inline', keep: [], precision: state.ctx.options.svgPrecision, exact: false };
   const result = await state.optimize(text, job);
-  if (result.status === 'failed') return keep(`svgo cannot read it as XML (${result.reason})`);
+  if (result.status === 'failed') return 'jobFailed' in result ? keep(result.reason, 'job-failed') : keep(`svgo cannot read it as XML (${result.reason})`);
   const sizeOf = (/** @type {string} */ t) => encodeExact(t, charset)?.length ?? Infinity;
   const unit = unitOf(text, raw.length, sizeOf, job, result);
   if (!unit) return keep(sizeOf(result.text) === Infinity ? `svgo's result has characters ${charset} cannot hold` : 'svgo\'s result is not smaller');

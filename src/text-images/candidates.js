@@ -114,6 +114,7 @@ export async function findCandidates(site, ctx) {
     if (!looked || !refs?.length) return;
     const { found } = looked;
     if ('status' in found) {
+      ctx.warn(page.path, 'job-failed', `its text images kept as they are: ${found.reason}`);
       for (const ref of refs) reasons.set(/** @type {string} */ (ref.target), `its element in ${page.path} could not be located: ${found.reason}`);
       return;
     }

@@ -11,8 +11,14 @@
  * format") and pagediet's own are stable and kept.
  */
 
-/** A line written into libvips' error buffer: a decoder's domain ("vipspng:", "gifload:", "VipsJpeg:") or sharp's failOn wrapper. */
-const LIBVIPS_LINE = /^(?:vips|Vips|[a-z0-9]+(?:load|save)\w*:)|failOn setting/;
+/**
+ * A line that holds libvips' error buffer: a decoder's domain ("vipspng:",
+ * "gifload:", "VipsJpeg:") at its start or after sharp's own words
+ * ("Input buffer has corrupt header: gifload_buffer: ..."), sharp's failOn
+ * wrapper, or sharp's corrupt-header line, whose tail is the buffer (empty
+ * when another thread has just cleared it).
+ */
+const LIBVIPS_LINE = /(?:^|\s)(?:vips|Vips|[a-z0-9]+(?:load|save)\w*:)|failOn setting|^Input (?:buffer|file) has corrupt header/;
 
 export const DAMAGED_IMAGE = 'damaged image data';
 

@@ -9,6 +9,7 @@
 import os from 'node:os';
 import { Piscina } from 'piscina';
 import { limiter } from './ordered.js';
+import { imageErrorReason } from './image-error.js';
 
 const JOBS = new URL('../jobs.js', import.meta.url).href;
 
@@ -43,6 +44,18 @@ export class JobStopped extends Error {
     super(message);
     this.name = 'JobStopped';
   }
+}
+
+/**
+ * Why a job failed, in words that are the same on every run: a stopped job
+ * says why it stopped; any other error is named by the job and its first
+ * line, libvips' shared error text taken out (image-error.js).
+ * @param {string} job
+ * @param {unknown} error
+ */
+export function jobFailure(job, error) {
+  if (error instanceof JobStopped) return error.message;
+  return `${job} failed: ${imageErrorReason(error)}`;
 }
 
 export class WorkerPool {
