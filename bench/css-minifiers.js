@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import sharp from 'sharp';
 import { minify as cssoMinify } from 'csso';
 import { transform } from 'lightningcss';
-import { launchBrowser } from '../src/text-images/browser.js';
+import { launchBrowser } from '../src/browser/launch.js';
 import { mimeType } from '../src/site/mime.js';
 import { recordMeasurement } from './record.js';
 

@@ -5,12 +5,12 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findBrowsers, howToGetABrowser, userCacheDir } from '../src/text-images/browser-discovery.js';
+import { findBrowsers, howToGetABrowser, userCacheDir } from '../src/browser/discovery.js';
 
 /**
  * A host whose file system holds only `files` (each executable).
- * @param {Partial<import('../src/text-images/browser-discovery.js').Host> & { files: string[] }} spec
- * @returns {import('../src/text-images/browser-discovery.js').Host}
+ * @param {Partial<import('../src/browser/discovery.js').Host> & { files: string[] }} spec
+ * @returns {import('../src/browser/discovery.js').Host}
  */
 function fakeHost({ files, platform = 'linux', arch = 'x64', env = {}, home = '/home/u', embeddedPackage = () => null }) {
   const p = platform === 'win32' ? path.win32 : path.posix;
@@ -26,7 +26,7 @@ function fakeHost({ files, platform = 'linux', arch = 'x64', env = {}, home = '/
   };
 }
 
-/** @param {import('../src/text-images/browser-discovery.js').BrowserCandidate[]} found */
+/** @param {import('../src/browser/discovery.js').BrowserCandidate[]} found */
 const summary = (found) => found.map((b) => `${b.source} ${b.path}`);
 
 describe('browser discovery', () => {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import tar from 'tar-fs';
 import { describe, expect, it } from 'vitest';
-import { embeddedBrowser, intact, MANIFEST, unpack } from '../src/text-images/embedded-browser.js';
+import { embeddedBrowser, intact, MANIFEST, unpack } from '../src/browser/embedded.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
 /** A package folder laid out as @sparticuz/chromium's: package.json and bin/*.br. */

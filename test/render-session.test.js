@@ -5,7 +5,8 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readTree, tempDir } from './helpers/tmp.js';
-import { BATCH_AREA, PLAYWRIGHT_DISABLED_FEATURES, SLOTS_PER_PURGE, RenderSession, RenderSessions, UNUSED_FEATURES } from '../src/text-images/browser.js';
+import { PLAYWRIGHT_DISABLED_FEATURES, UNUSED_FEATURES } from '../src/browser/launch.js';
+import { BATCH_AREA, SLOTS_PER_PURGE, RenderSession, RenderSessions } from '../src/text-images/render.js';
 
 /** Two colours side by side, 6x4, as a PNG: the original must come back exactly, every time. */
 async function twoColours() {
@@ -122,7 +123,7 @@ describe('renders asked for together', () => {
   it('are drawn on one page, each with the pixels it has drawn alone', async () => {
     const bytes = await twoColours();
     const text = (/** @type {string} */ name, /** @type {string} */ colour) => ({ html: `<span class="${name}">Ag</span>`, css: `.${name}{font:13px "DejaVu Sans";line-height:14px;color:${colour}}` });
-    /** @type {[number, number, import('../src/text-images/browser.js').Variant[], [number, number, number]][]} */
+    /** @type {[number, number, import('../src/text-images/render.js').Variant[], [number, number, number]][]} */
     const requests = [
       [6, 4, [variant], [255, 255, 255]],
       [30, 16, [text('a', '#123'), text('b', '#c00')], [255, 0, 255]],
@@ -135,7 +136,7 @@ describe('renders asked for together', () => {
     const sessions = new RenderSessions(1);
     const batches = vi.spyOn(RenderSession.prototype, 'renderAll');
     try {
-      /** @type {import('../src/text-images/browser.js').Drawn[]} */
+      /** @type {import('../src/text-images/render.js').Drawn[]} */
       const expected = [];
       for (const [w, h, variants, background] of requests) expected.push(await alone.render({ bytes, mime: 'image/png' }, w, h, variants, background));
       batches.mockClear();

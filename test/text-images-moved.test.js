@@ -1,6 +1,6 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RenderSession } from '../src/text-images/browser.js';
+import { RenderSession } from '../src/text-images/render.js';
 import { cssRule } from '../src/text-images/markup.js';
 import { pictureSimilarity } from '../src/text-images/pixels.js';
 import { movedSimilarity } from '../src/text-images/verify.js';

@@ -11,7 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { launchBrowser } from '../../src/text-images/browser.js';
+import { launchBrowser } from '../../src/browser/launch.js';
 import { mimeType } from '../../src/site/mime.js';
 
 export const JAMPACK_VERSION = '0.34.1';

@@ -20,7 +20,7 @@ import { boolean } from '../options/kinds.js';
 import { option } from '../options/table.js';
 import { browser } from '../images/options.js';
 import { applyEdits } from '../site/edits.js';
-import { launchBrowser } from '../text-images/browser.js';
+import { launchBrowser } from '../browser/launch.js';
 import { documentFaces, siteFaces } from '../fonts/site-faces.js';
 import { insertionEdit, subsetRule, urlBeside, woff2Entry } from '../fonts/css-edits.js';
 import { fontPages } from '../fonts/page-characters.js';

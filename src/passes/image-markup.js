@@ -15,7 +15,7 @@ import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
 import { imagesByKey, layoutDifference, layoutTabs, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
 import { ROBOT_VIEWPORT } from '../site/image-choice.js';
-import { launchBrowser } from '../text-images/browser.js';
+import { launchBrowser } from '../browser/launch.js';
 import { forEachOrdered } from '../util/ordered.js';
 
 const options = {

@@ -23,7 +23,7 @@ import { pageRequests } from '../requests.js';
 import { browser, maxPixels, prune } from '../images/options.js';
 import { imagesByKey, layoutDifference, layoutTabs, siteLayouts } from '../images/layout.js';
 import { sizesAttribute, sizesEntries, srcsetAttribute } from '../images/responsive.js';
-import { launchBrowser } from '../text-images/browser.js';
+import { launchBrowser } from '../browser/launch.js';
 import { boolean, someOf, wholeNumber } from '../options/kinds.js';
 import { option } from '../options/table.js';
 

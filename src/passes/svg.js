@@ -15,7 +15,7 @@ import { browser } from '../images/options.js';
 import { ORIGIN } from '../images/layout.js';
 import { wholeNumber } from '../options/kinds.js';
 import { option } from '../options/table.js';
-import { launchBrowser } from '../text-images/browser.js';
+import { launchBrowser } from '../browser/launch.js';
 import { DocumentView } from '../site/document-view.js';
 import { applyEdits, encodePath } from '../site/edits.js';
 import { extensionOf } from '../site/mime.js';

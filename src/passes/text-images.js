@@ -14,8 +14,9 @@
 import { browser, prune } from '../images/options.js';
 import { boolean, fraction, oneOf } from '../options/kinds.js';
 import { option } from '../options/table.js';
-import { NoBrowserError, RenderSessions } from '../text-images/browser.js';
-import { findBrowsers, howToGetABrowser } from '../text-images/browser-discovery.js';
+import { NoBrowserError } from '../browser/launch.js';
+import { RenderSessions } from '../text-images/render.js';
+import { findBrowsers, howToGetABrowser } from '../browser/discovery.js';
 import { fitReplacement } from '../text-images/verify.js';
 import { findCandidates, MIME, whyNot } from '../text-images/candidates.js';
 import { applyReplacements, roundScore } from '../text-images/apply.js';

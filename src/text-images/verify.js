@@ -11,7 +11,7 @@ import { contentDeclarations, cssRule, htmlText } from './markup.js';
 import { coverageOf, inkBox, pictureSimilarity } from './pixels.js';
 
 /**
- * @typedef {import('./browser.js').Renderer} Renderer
+ * @typedef {import('./render.js').Renderer} Renderer
  * @typedef {import('./plan.js').Plan} Plan
  * @typedef {import('./plan.js').InkPlan} InkPlan
  * @typedef {import('./pixels.js').Rgb} Rgb

@@ -1,6 +1,6 @@
 /**
  * The browser the text-images pass would use (the first that launches of
- * those src/text-images/browser-discovery.js finds), driven by
+ * those src/browser/discovery.js finds), driven by
  * playwright-core, for tests that open pages in a real browser.
  *
  * When no browser is found, tests that use `chromiumTest` are skipped with a
@@ -14,8 +14,8 @@
  *   });
  */
 import { it } from 'vitest';
-import { CHROMIUM_ARGS, launchBrowser } from '../../src/text-images/browser.js';
-import { findBrowsers } from '../../src/text-images/browser-discovery.js';
+import { CHROMIUM_ARGS, launchBrowser } from '../../src/browser/launch.js';
+import { findBrowsers } from '../../src/browser/discovery.js';
 
 export { CHROMIUM_ARGS };
 

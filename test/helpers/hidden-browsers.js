@@ -14,7 +14,7 @@ import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { findBrowsers } from '../../src/text-images/browser-discovery.js';
+import { findBrowsers } from '../../src/browser/discovery.js';
 import { tempDir } from './tmp.js';
 
 /** Why browsers cannot be hidden here, or null. */

@@ -9,7 +9,7 @@
  * 3. browsers already downloaded into Playwright's or Puppeteer's caches,
  *    newest version first;
  * 4. the embedded browser, an optional dependency that ships Chromium inside
- *    its registry package (embedded-browser.js).
+ *    its registry package (embedded.js).
  *
  * The standard places are a table here: playwright-core knows Chrome's and
  * Edge's (this table repeats them) but does not export them, and the

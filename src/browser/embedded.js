@@ -15,7 +15,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { pipeline } from 'node:stream/promises';
 import tar from 'tar-fs';
-import { userCacheDir, thisHost } from './browser-discovery.js';
+import { userCacheDir, thisHost } from './discovery.js';
 
 /**
  * @typedef {object} EmbeddedBrowser
@@ -36,7 +36,7 @@ const SYSTEM_LIBRARY_DIRS = ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu
 /**
  * Where unpacked browsers are kept: PAGEDIET_BROWSER_CACHE, or the user's
  * cache folder's pagediet/browsers.
- * @param {import('./browser-discovery.js').Host} [host]
+ * @param {import('./discovery.js').Host} [host]
  */
 export function browserCacheDir(host = thisHost()) {
   return host.env.PAGEDIET_BROWSER_CACHE || path.join(userCacheDir(host) ?? path.join(host.home, '.cache'), 'pagediet', 'browsers');
