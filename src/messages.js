@@ -62,6 +62,7 @@ export const MESSAGE_CODES = /** @type {const} */ ({
   'script-source-map-invalid': code('warning', 'source maps that are not JSON: scripts copied unchanged'),
   'script-minify-failed': code('error', 'scripts on which terser failed: copied unchanged'),
   'layout-changed': code('info', 'pages where image markup moved a box: left as they are'),
+  'layout-failed': code('error', 'pages Chromium could not measure: their images and markup left as they are'),
   'font-reference-changed': code('info', 'font rules whose references would change: kept'),
   'font-not-a-font': code('warning', 'font files that are no font'),
   'font-woff2-failed': code('error', 'fonts no WOFF2 could be made of'),

@@ -49,6 +49,10 @@
  *   worker pool, or takes its result from the persistent cache (keyed by the job's code, the bytes and the options).
  *   A job that throws, stops at the time limit or loses its worker gives `{ status: 'failed', reason, jobFailed: true }`
  *   (never cached): the pass keeps its file as it was, with one `job-failed` warning
+ * @property {{ get(): Promise<import('./browser/launch.js').LaunchedBrowser> }} browser the build's Chromium
+ *   (src/browser/build-browser.js), started on first use and shared by every pass: a pass opens its own contexts in
+ *   it and closes them, never the browser; get() throws NoBrowserError when none starts, and starts another after one
+ *   closed or crashed
  * @property {<T>(key: unknown, compute: () => Promise<T>) => Promise<T>} cached a result of the pass's own (not a worker
  *   job) from the persistent cache, or computed and kept: keyed by `key` (JSON) and the fingerprint of the pass's code;
  *   results must be v8-serializable

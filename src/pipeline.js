@@ -14,6 +14,7 @@ import { UserError } from './errors.js';
 import { pageWeights } from './requests.js';
 import { summarize } from './summary.js';
 import { WorkerPool, jobFailure } from './util/pool.js';
+import { BuildBrowser } from './browser/build-browser.js';
 import { findInPage } from './site/page-findings.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 import { shardSlice } from './shard.js';
@@ -180,6 +181,8 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
 
     /** @type {PassReport[]} */
     const reports = [];
+    // One Chromium for the whole build, started by the first pass that asks for it.
+    const browser = new BuildBrowser({ browser: /** @type {string | undefined} */ (/** @type {Record<string, unknown>} */ (options).browser) });
     try {
       const memo = cache ? new PassMemo(cache) : null;
       for (const pass of passes) {
@@ -196,14 +199,17 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
         // What replayed passes wrote is parsed before a pass reads it.
         await site.parsePending();
         const before = snapshot(site);
-        const report = await runPass(pass, site, { options: passOptions, threads, compute, cache, code }, progress);
+        const report = await runPass(pass, site, { options: passOptions, threads, compute, cache, code, browser }, progress);
         reports.push(report);
         if (memo && key) await memo.store(key, record(site, before, report), site);
       }
       await site.parsePending();
     } finally {
+      await browser.close();
       await pool.close();
     }
+    const firstBrowser = browser.first;
+    if (firstBrowser?.failed.length) site.warn('', 'browser-fallback', `pages measured and changes proven in ${firstBrowser.candidate.name} (${firstBrowser.executable}): ${firstBrowser.failed.join('; ')}`);
     await cache?.trim();
     for (const pass of passes) {
       if (!pass.artifacts) continue;
@@ -238,11 +244,11 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
  * Runs one pass and reports what it did.
  * @param {Pass} pass
  * @param {SiteModel} site
- * @param {{ options: Record<string, any>, threads: number, compute: PassContext['compute'], cache: ResultCache | null, code: URL | null }} given
+ * @param {{ options: Record<string, any>, threads: number, compute: PassContext['compute'], cache: ResultCache | null, code: URL | null, browser: BuildBrowser }} given
  * @param {(event: import('./progress.js').ProgressEvent) => void} progress
  * @returns {Promise<PassReport>}
  */
-async function runPass(pass, site, { options, threads, compute, cache, code }, progress) {
+async function runPass(pass, site, { options, threads, compute, cache, code, browser }, progress) {
   progress({ phase: pass.name, message: pass.description });
   const t0 = Date.now();
   /** @type {PassReport} */
@@ -263,6 +269,7 @@ async function runPass(pass, site, { options, threads, compute, cache, code }, p
     measure: (metric) => { (report.metrics ??= []).push(metric); },
     progress: (message, count) => progress({ phase: pass.name, message, ...count }),
     compute,
+    browser,
     cached: async (key, computeResult) => {
       // A pass whose code is not known (given in options.passes) computes every time.
       if (!cache || !fingerprint) return computeResult();

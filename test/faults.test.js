@@ -7,7 +7,9 @@
  * case markup) and a page that brings the pages over the size where they are
  * parsed and rewritten in the pool. Each build completes, every file a job
  * failed on is as it was, and each has one warning per pass that names the
- * job and why.
+ * job and why. And Chromium, closed in the middle of every proof and
+ * measurement (`browser-close`), leaves what each pass was proving as it was,
+ * with one warning for each.
  */
 import { cp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -111,6 +113,27 @@ describe('a job that fails in its worker', () => {
     expectOneWarningEach(summary, /worker exited with code: 70/, faulty.filter((job) => !DONE_AGAIN.includes(job)));
     expect(summary.warnings.find((w) => w.file === 'microscape/index.html' && w.code === 'job-failed' && w.message.startsWith('text-images'))?.message)
       .toBe('text-images: its text images kept as they are: findPageImages failed: worker exited with code: 70');
+  }, 300_000);
+
+  chromiumTest('Chromium closes in the middle of each proof and measurement: the build completes, what each was proving stays as it was, one warning each', async () => {
+    // Each browser the build starts closes as soon as a page has loaded in it; the next caller starts another.
+    const { summary, tree } = await faultyBuild(input, 'browser-close', { only: ['text-images', 'photos', 'image-markup', 'svg', 'fonts'], subsetFonts: true });
+    const fonts = /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'fonts'));
+    // The WOFF2s do not need the browser; their subsets do, and none is made.
+    const changed = [...tree].filter(([file, bytes]) => !original.get(file)?.equals(bytes)).map(([file]) => file).sort();
+    expect(changed).toEqual(['.pagediet-output.json', ...fonts.files.map((f) => f.path)].sort());
+    expect(fonts.files.map((f) => f.path).filter((f) => f.includes('-subset-'))).toEqual([]);
+    for (const pass of summary.passes.filter((p) => p.name !== 'fonts')) expect(pass.files, pass.name).toEqual([]);
+    const browserWarnings = summary.warnings.filter((w) => w.code === 'render-failed' || w.code === 'layout-failed');
+    const perFileAndPass = new Map();
+    for (const w of browserWarnings) {
+      const key = `${w.file} ${w.message.split(':')[0]}`;
+      perFileAndPass.set(key, (perFileAndPass.get(key) ?? 0) + 1);
+    }
+    expect([...perFileAndPass].filter(([, n]) => n > 1)).toEqual([]);
+    // Every proving pass met the closed browser and said so.
+    expect([...new Set(browserWarnings.map((w) => w.message.split(':')[0]))].sort()).toEqual(['fonts', 'image-markup', 'photos', 'svg', 'text-images']);
+    expect(summary.warnings.filter((w) => w.code === 'no-browser')).toEqual([]);
   }, 300_000);
 
   chromiumTest('done again in the build\'s thread: the same output as a build without faults, and no warning', async () => {

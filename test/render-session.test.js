@@ -5,8 +5,10 @@ import { promisify } from 'node:util';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readTree, tempDir } from './helpers/tmp.js';
+import { openRenderSession } from './helpers/chromium.js';
 import { PLAYWRIGHT_DISABLED_FEATURES, UNUSED_FEATURES } from '../src/browser/launch.js';
 import { BATCH_AREA, SLOTS_PER_PURGE, RenderSession, RenderSessions } from '../src/text-images/render.js';
+import { BuildBrowser } from '../src/browser/build-browser.js';
 
 /** Two colours side by side, 6x4, as a PNG: the original must come back exactly, every time. */
 async function twoColours() {
@@ -20,7 +22,7 @@ describe('a render session replaces its page after a number of slots', () => {
   /** @type {RenderSession} */
   let session;
   beforeAll(async () => {
-    session = await RenderSession.open({ slotsPerPage: 4 });
+    session = await openRenderSession({ slotsPerPage: 4 });
   });
   afterAll(async () => {
     await session?.close();
@@ -50,7 +52,7 @@ describe('a render session keeps its renderer small', () => {
   /** @type {RenderSession} */
   let session;
   beforeAll(async () => {
-    session = await RenderSession.open();
+    session = await openRenderSession();
   });
   afterAll(async () => {
     await session?.close();
@@ -73,7 +75,7 @@ describe('a render session keeps its renderer small', () => {
 
   it('purges by itself every SLOTS_PER_PURGE slots', async () => {
     const bytes = await twoColours();
-    const fresh = await RenderSession.open();
+    const fresh = await openRenderSession();
     try {
       for (let i = 0; i < SLOTS_PER_PURGE / 2; i++) await fresh.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
       const before = (await fresh.tab.cdp.send('Memory.getDOMCounters')).nodes;
@@ -104,8 +106,9 @@ describe('a render session keeps its renderer small', () => {
 });
 
 describe('render sessions share one browser', () => {
-  it('opens a page per session in one browser, and closes it', async () => {
-    const sessions = new RenderSessions(2);
+  it('opens a page per session in the build\'s browser, and closes its pages', async () => {
+    const build = new BuildBrowser();
+    const sessions = new RenderSessions(2, build);
     const a = await sessions.acquire();
     const b = await sessions.acquire();
     expect(a.browser).toBe(b.browser);
@@ -115,7 +118,30 @@ describe('render sessions share one browser', () => {
     const [da, db] = await Promise.all([a, b].map((s) => s.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255])));
     expect(Buffer.from(da.variants[0].data).equals(Buffer.from(db.variants[0].data))).toBe(true);
     await sessions.close();
+    expect(a.browser.contexts()).toHaveLength(0);
+    expect(a.browser.isConnected()).toBe(true);
+    await build.close();
     expect(a.browser.isConnected()).toBe(false);
+  });
+
+  it('after the browser closes, fails the renders it was drawing, and draws the next in a browser started again', async () => {
+    const build = new BuildBrowser();
+    const sessions = new RenderSessions(1, build);
+    try {
+      const bytes = await twoColours();
+      const first = await sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      const { browser } = await build.get();
+      const drawing = sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]).then(() => null, (/** @type {unknown} */ error) => error);
+      await browser.close();
+      expect(String(await drawing)).toMatch(/closed/);
+      const again = await sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
+      expect(Buffer.from(again.original.data).equals(Buffer.from(first.original.data))).toBe(true);
+      expect(build.starts).toBe(2);
+      expect((await build.get()).browser).not.toBe(browser);
+    } finally {
+      await sessions.close();
+      await build.close();
+    }
   });
 });
 
@@ -132,8 +158,9 @@ describe('renders asked for together', () => {
       // 26 slots of 40 + 8 px: past COLUMN_HEIGHT, the last ones in a column to the right.
       [20, 40, Array.from({ length: 25 }, () => text('d', '#000')), [255, 255, 255]],
     ];
-    const alone = await RenderSession.open();
-    const sessions = new RenderSessions(1);
+    const alone = await openRenderSession();
+    const build = new BuildBrowser();
+    const sessions = new RenderSessions(1, build);
     const batches = vi.spyOn(RenderSession.prototype, 'renderAll');
     try {
       /** @type {import('../src/text-images/render.js').Drawn[]} */
@@ -153,12 +180,14 @@ describe('renders asked for together', () => {
       batches.mockRestore();
       await alone.close();
       await sessions.close();
+      await build.close();
     }
   });
 
   it('are shared among the free sessions, at most BATCH_AREA of slots to a screenshot', async () => {
     const bytes = await twoColours();
-    const sessions = new RenderSessions(2);
+    const build = new BuildBrowser();
+    const sessions = new RenderSessions(2, build);
     const batches = vi.spyOn(RenderSession.prototype, 'renderAll');
     try {
       // Each render: 2 slots of (6 + 8) x (4 + 8) px.
@@ -171,13 +200,15 @@ describe('renders asked for together', () => {
     } finally {
       batches.mockRestore();
       await sessions.close();
+      await build.close();
     }
   });
 });
 
 describe('a render that fails', () => {
   it('fails the renders drawn with it, and leaves a fresh page for the next', async () => {
-    const sessions = new RenderSessions(1);
+    const build = new BuildBrowser();
+    const sessions = new RenderSessions(1, build);
     try {
       const bytes = await twoColours();
       await sessions.render({ bytes, mime: 'image/png' }, 6, 4, [variant], [255, 255, 255]);
@@ -193,6 +224,7 @@ describe('a render that fails', () => {
       expect(Buffer.from(drawn.original.data).equals(await sharp(bytes).ensureAlpha().raw().toBuffer())).toBe(true);
     } finally {
       await sessions.close();
+      await build.close();
     }
   });
 
@@ -205,7 +237,7 @@ describe('a render that fails', () => {
     const summary = JSON.parse(stdout);
     const fallback = summary.warnings.filter((/** @type {{ code: string }} */ w) => w.code === 'browser-fallback');
     expect(fallback).toHaveLength(1);
-    expect(fallback[0].message).toMatch(/^text-images: replacements proven in .+: the browser named by PAGEDIET_CHROMIUM \(\/bin\/false\) did not start: /);
+    expect(fallback[0].message).toMatch(/^pages measured and changes proven in .+: the browser named by PAGEDIET_CHROMIUM \(\/bin\/false\) did not start: /);
     expect(summary.passes[0].requestsRemoved).toBe(24);
   });
 });

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RenderSession } from '../src/text-images/render.js';
+import { openRenderSession } from './helpers/chromium.js';
 import { cssRule } from '../src/text-images/markup.js';
 import { pictureSimilarity } from '../src/text-images/pixels.js';
 import { movedSimilarity } from '../src/text-images/verify.js';
@@ -57,7 +58,7 @@ describe('a placement a pixel away draws the same glyphs moved (what the fit ran
   /** @type {RenderSession} */
   let session;
   beforeAll(async () => {
-    session = await RenderSession.open();
+    session = await openRenderSession();
   });
   afterAll(async () => {
     await session?.close();
@@ -98,7 +99,7 @@ describe('a placement a pixel away draws the same glyphs moved (what the fit ran
     expect(grown?.height).toBe(51 * 20);
     const small = await session.render({ bytes: blank, mime: 'image/png' }, 30, 12, text, WHITE);
     expect(session.page.viewportSize()).toEqual(grown);
-    const fresh = await RenderSession.open();
+    const fresh = await openRenderSession();
     try {
       const again = await fresh.render({ bytes: blank, mime: 'image/png' }, 30, 12, text, WHITE);
       expect(Buffer.from(small.variants[0].data).equals(Buffer.from(again.variants[0].data))).toBe(true);

@@ -14,6 +14,7 @@
  * overlay, which font files each page fetches: the proof that a page is
  * drawn with the subset alone.
  */
+import { PageFailed, firstLine } from '../browser/page-failed.js';
 import { ORIGIN } from '../images/layout.js';
 import { mimeType } from '../site/mime.js';
 
@@ -66,12 +67,22 @@ export async function fontPages(browser, site) {
     async characters(page, families) {
       /** @type {Map<string, ShownText>} */
       const found = new Map();
-      await tab.setViewportSize({ width: WIDTHS[0], height: 800 });
-      await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).catch(() => {});
+      try {
+        await tab.setViewportSize({ width: WIDTHS[0], height: 800 });
+        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS });
+      } catch (error) {
+        throw new PageFailed(`Chromium could not load it: ${firstLine(error)}`);
+      }
       for (const width of WIDTHS) {
-        await tab.setViewportSize({ width, height: 800 });
-        await tab.evaluate(settle, SETTLE_MS).catch(() => {});
-        const shown = /** @type {Record<string, { text: string, words: string[], sizes: number[] }>} */ (await tab.evaluate(shownText, families).catch(() => ({})));
+        /** @type {Record<string, { text: string, words: string[], sizes: number[] }>} */
+        let shown;
+        try {
+          await tab.setViewportSize({ width, height: 800 });
+          if (!await tab.evaluate(settle, SETTLE_MS)) throw new PageFailed(`its fonts had not all loaded after ${SETTLE_MS / 1000} s at ${width} px wide`);
+          shown = await tab.evaluate(shownText, families);
+        } catch (error) {
+          throw error instanceof PageFailed ? error : new PageFailed(`Chromium could not read it: ${firstLine(error)}`);
+        }
         for (const [family, { text, words, sizes }] of Object.entries(shown)) {
           const entry = found.get(family) ?? { codes: new Set(), words: new Set(), sizes: new Set() };
           for (const c of text) entry.codes.add(/** @type {number} */ (c.codePointAt(0)));
@@ -86,17 +97,20 @@ export async function fontPages(browser, site) {
       /** @type {Set<string>} */
       const requested = new Set();
       // A context of its own: nothing cached from another page hides a request.
-      const context = await open(overlay, requested);
+      let context;
       try {
+        context = await open(overlay, requested);
         const tab = await context.newPage();
-        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).catch(() => {});
-        await tab.evaluate(settle, SETTLE_MS).catch(() => {});
+        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS });
+        if (!await tab.evaluate(settle, SETTLE_MS)) throw new PageFailed(`its fonts had not all loaded after ${SETTLE_MS / 1000} s`);
         return requested;
+      } catch (error) {
+        throw error instanceof PageFailed ? error : new PageFailed(`Chromium could not load it: ${firstLine(error)}`);
       } finally {
-        await context.close();
+        await context?.close().catch(() => {});
       }
     },
-    close: () => reading.close(),
+    close: () => reading.close().catch(() => {}),
   };
 }
 
@@ -124,13 +138,14 @@ function sitePathOf(site, overlay, url) {
  * In the page: waits for its fonts to load and two frames to be drawn (a
  * layout can start a font load, so the fonts are waited for twice).
  * @param {number} timeout
+ * @returns {Promise<boolean>} whether the fonts had loaded before the timeout
  */
 async function settle(timeout) {
   const until = Date.now() + timeout;
-  const fontsReady = () => Promise.race([document.fonts.ready, new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())))]);
-  await fontsReady();
+  const fontsReady = () => Promise.race([document.fonts.ready.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), Math.max(0, until - Date.now())))]);
+  if (!await fontsReady()) return false;
   for (let frame = 0; frame < 2; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
-  await fontsReady();
+  return fontsReady();
 }
 
 /**

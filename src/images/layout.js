@@ -9,6 +9,7 @@
  * them that no box moved.
  */
 import { mimeType } from '../site/mime.js';
+import { PageFailed, firstLine, pageUsable } from '../browser/page-failed.js';
 
 /** The origin the site is served from inside the browser; .invalid never resolves. */
 export const ORIGIN = 'http://pagediet.invalid';
@@ -65,6 +66,7 @@ const SETTLE_MS = 60000;
  * @property {() => Promise<void>} close
  */
 
+
 /**
  * How many pages a pass measures at a time: a measurement mostly waits for
  * Chromium's frames, so two per thread keep the threads busy (a generated
@@ -81,19 +83,22 @@ export function layoutTabs(threads) {
  * renderer process, whose one thread draws them in turn): a measurement
  * mostly waits for frames (two after every viewport change), so pages
  * measured side by side take little more CPU than one after another and a
- * fraction of the time. Close it when done.
- * @param {import('playwright-core').Browser} browser
+ * fraction of the time. Close it when done. A measurement that fails
+ * throws PageFailed; a tab whose browser went is dropped, and the next
+ * measurement opens one in the browser started again.
+ * @param {{ get(): Promise<import('../browser/launch.js').LaunchedBrowser> }} browsers the build's browser
  * @param {import('../site/site.js').Site} site
  * @param {{ tabs?: number }} [options]
  * @returns {Promise<SiteLayouts>}
  */
-export async function siteLayouts(browser, site, { tabs = 1 } = {}) {
+export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
   if (!Number.isInteger(tabs) || tabs < 1) throw new Error(`siteLayouts: tabs must be a whole number of at least 1, not ${tabs}`);
   /** @type {import('playwright-core').BrowserContext[]} */
   const contexts = [];
   /** The bytes each tab serves for its page in place of the site's, while it measures them. @type {WeakMap<import('playwright-core').Page, { path: string, bytes: Buffer }>} */
   const served = new WeakMap();
   const open = async () => {
+    const { browser } = await browsers.get();
     const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width: MAX_VIEWPORT, height: VIEWPORT_HEIGHT }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
     contexts.push(context);
     const tab = await context.newPage();
@@ -109,46 +114,73 @@ export async function siteLayouts(browser, site, { tabs = 1 } = {}) {
   };
   /** @type {import('playwright-core').Page[]} */
   const idle = [];
-  /** @type {((tab: import('playwright-core').Page) => void)[]} */
+  /** @type {{ resolve: (tab: import('playwright-core').Page) => void, reject: (error: unknown) => void }[]} */
   const waiting = [];
   let opened = 0;
+  const openCounted = async () => {
+    opened++;
+    try {
+      return await open();
+    } catch (error) {
+      opened--;
+      throw error;
+    }
+  };
+  /** @returns {Promise<import('playwright-core').Page>} */
   const take = async () => {
     const free = idle.pop();
     if (free) return free;
-    if (opened < tabs) {
-      opened++;
-      return open();
-    }
-    return new Promise((resolve) => waiting.push(resolve));
+    if (opened < tabs) return openCounted();
+    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
   };
   const give = (/** @type {import('playwright-core').Page} */ tab) => {
     const next = waiting.shift();
-    if (next) next(tab);
+    if (next) next.resolve(tab);
     else idle.push(tab);
+  };
+  // A tab whose browser went: its place goes to a new tab, in the browser started again, for whoever waits.
+  const drop = () => {
+    opened--;
+    const next = waiting.shift();
+    if (next) openCounted().then(next.resolve, next.reject);
   };
   return {
     async measure(page, viewports, { backgrounds = false, bytes } = {}) {
-      const tab = await take();
+      let tab;
+      try {
+        tab = await take();
+      } catch (error) {
+        throw new PageFailed(`Chromium could not open a page to measure it: ${firstLine(error)}`);
+      }
       if (bytes) served.set(tab, { path: page, bytes });
       try {
         await tab.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT });
-        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).catch(() => {});
+        const loaded = await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).then(() => true, (/** @type {unknown} */ error) => {
+          if (!pageUsable(/** @type {import('playwright-core').Page} */ (tab))) throw error;
+          return false;
+        });
+        if (!loaded) throw new PageFailed(`it did not load in ${SETTLE_MS / 1000} s`);
         const widths = viewports ?? viewportsOf(await tab.evaluate(mediaWidths));
         /** @type {PageLayout[]} */
         const layouts = [];
         for (const width of widths) {
           await tab.setViewportSize({ width, height: VIEWPORT_HEIGHT });
-          await tab.evaluate(settle, SETTLE_MS).catch(() => {});
+          if (!await tab.evaluate(settle, SETTLE_MS)) throw new PageFailed(`its images and fonts had not all loaded after ${SETTLE_MS / 1000} s at ${width} px wide`);
           layouts.push({ viewport: width, ...withOccurrences(await tab.evaluate(measureBoxes, { origin: ORIGIN, backgrounds })) });
         }
         return layouts;
+      } catch (error) {
+        if (error instanceof PageFailed) throw error;
+        throw new PageFailed(`Chromium could not measure it: ${firstLine(error)}`);
       } finally {
         served.delete(tab);
-        give(tab);
+        // A tab whose browser went is dropped: its place opens a new one in the browser started again.
+        if (!pageUsable(tab)) drop();
+        else give(tab);
       }
     },
     close: async () => {
-      await Promise.all(contexts.map((context) => context.close()));
+      await Promise.all(contexts.map((context) => context.close().catch(() => {})));
     },
   };
 }
@@ -225,6 +257,7 @@ function mediaWidths() {
  * font starts loading only when laid-out text needs it, which can be after
  * `document.fonts.ready` first resolved, and its swap moves boxes.
  * @param {number} timeout
+ * @returns {Promise<boolean>} whether it settled before the timeout
  */
 async function settle(timeout) {
   const until = Date.now() + timeout;
@@ -235,7 +268,9 @@ async function settle(timeout) {
     await new Promise((resolve) => requestAnimationFrame(resolve));
     if (waiting()) await new Promise((resolve) => setTimeout(resolve, 20));
   } while (waiting() && Date.now() < until);
+  if (waiting()) return false;
   for (let frame = 0; frame < 2; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
+  return true;
 }
 
 /**

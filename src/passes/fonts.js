@@ -14,13 +14,13 @@
  * script adds). Each page is opened again to see which files it fetches, and
  * a subset is kept only when it saves bytes over the pages that use it.
  */
+import { PageFailed, firstLine } from '../browser/page-failed.js';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { boolean } from '../options/kinds.js';
 import { option } from '../options/table.js';
 import { browser } from '../images/options.js';
 import { applyEdits } from '../site/edits.js';
-import { launchBrowser } from '../browser/launch.js';
 import { documentFaces, siteFaces } from '../fonts/site-faces.js';
 import { insertionEdit, subsetRule, urlBeside, woff2Entry } from '../fonts/css-edits.js';
 import { fontPages } from '../fonts/page-characters.js';
@@ -259,19 +259,25 @@ async function addSubsets(site, ctx, converted, written) {
   if (!subsettable.length) return;
   let launched;
   try {
-    launched = await launchBrowser({ browser: ctx.options.browser });
+    launched = await ctx.browser.get();
   } catch (error) {
     ctx.decide({ file: '', action: 'skipped', reason: `fonts not subset: no browser to read which characters pages show (${/** @type {Error} */ (error).message.split(':')[0]})` });
     return;
   }
-  const pagesOpen = await fontPages(launched.browser, site);
+  /** @type {import('../fonts/page-characters.js').FontPages | null} */
+  let pagesOpen = null;
+  // Nothing is written until every page has been read and every subset drawn: a page Chromium could not read, or a
+  // browser that went away, leaves every font as it is.
   try {
+    pagesOpen = await fontPages(launched.browser, site);
     const families = [...new Set(subsettable.map((c) => /** @type {string} */ (c.family).toLowerCase()))];
     const pages = site.pages.map((p) => p.path);
     /** @type {Map<string, Map<string, import('../fonts/page-characters.js').ShownText>>} page → family → what it shows */
     const shown = new Map();
     for (const [i, page] of pages.entries()) {
-      shown.set(page, await pagesOpen.characters(page, families));
+      shown.set(page, await pagesOpen.characters(page, families).catch((error) => {
+        throw error instanceof PageFailed ? new PageFailed(`${page}: ${error.message}`) : error;
+      }));
       ctx.progress(page, { done: i + 1, total: pages.length });
     }
 
@@ -396,7 +402,10 @@ async function addSubsets(site, ctx, converted, written) {
     const fetched = new Map();
     for (const [i, page] of measured.entries()) {
       ctx.progress(`${page} (with subsets)`, { done: i, total: measured.length });
-      fetched.set(page, await pagesOpen.fetched(page, overlay));
+      const open = /** @type {import('../fonts/page-characters.js').FontPages} */ (pagesOpen);
+      fetched.set(page, await open.fetched(page, overlay).catch((error) => {
+        throw error instanceof PageFailed ? new PageFailed(`${page}: ${error.message}`) : error;
+      }));
     }
 
     /** @type {{ subset: Subset, reason: string }[]} */
@@ -436,9 +445,13 @@ async function addSubsets(site, ctx, converted, written) {
     }
     // A subset whose every rule was refused is not left in the output.
     for (const { subset: s } of kept) if (!counted.has(s.subsetPath) && site.files.has(s.subsetPath)) site.remove(s.subsetPath);
+  } catch (error) {
+    if (!(error instanceof PageFailed) && launched.browser.isConnected()) throw error;
+    const reason = error instanceof PageFailed ? error.message : `Chromium went away: ${firstLine(error)}`;
+    ctx.warn('', 'layout-failed', `fonts not subset: ${reason}`);
+    for (const c of subsettable) ctx.decide({ file: c.source, action: 'kept', reason: `not subset: ${reason}` });
   } finally {
-    await pagesOpen.close();
-    await launched.browser.close();
+    await pagesOpen?.close();
   }
 }
 

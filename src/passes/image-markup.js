@@ -13,9 +13,9 @@ import { applyEdits, startTagEnd } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
+import { PageFailed } from '../browser/page-failed.js';
 import { imagesByKey, layoutDifference, layoutTabs, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
 import { ROBOT_VIEWPORT } from '../site/image-choice.js';
-import { launchBrowser } from '../browser/launch.js';
 import { forEachOrdered } from '../util/ordered.js';
 
 const options = {
@@ -58,15 +58,14 @@ export default {
       if (refs.length) images.set(file.path, refs.sort((a, b) => /** @type {number} */ (a.tagStart) - /** @type {number} */ (b.tagStart)));
     }
     if (!images.size) return;
-    let launched;
     try {
-      launched = await launchBrowser({ browser: ctx.options.browser });
+      await ctx.browser.get();
     } catch (error) {
       // The text-images pass has said how to get a browser; here the pages are only counted.
       ctx.decide({ file: '', action: 'skipped', reason: `${images.size} page${images.size === 1 ? '' : 's'} left as they are: no browser to measure the layout (${/** @type {Error} */ (error).message.split(':')[0]})` });
       return;
     }
-    const session = await siteLayouts(launched.browser, site, { tabs: layoutTabs(ctx.threads) });
+    const session = await siteLayouts(ctx.browser, site, { tabs: layoutTabs(ctx.threads) });
     /** @type {Map<string, { width: number, height: number } | null>} */
     const sizes = new Map();
     /** Each image's size as it is read, once however many pages measured side by side ask for it. @type {Map<string, Promise<{ width: number, height: number } | null>>} */
@@ -93,7 +92,14 @@ export default {
           const tag = startTag(bytes, ref);
           return size && (isLarge(size) || (!hasAttribute(tag, 'width') && !hasAttribute(tag, 'height')));
         })) return null;
-        const before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
+        /** @type {PageLayout[]} */
+        let before;
+        try {
+          before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
+        } catch (error) {
+          if (error instanceof PageFailed) return { bytes, chosen: null, firstMoved: null, failed: error.message };
+          throw error;
+        }
         const charset = /** @type {string} */ (site.get(page).charset);
         const authorPriority = refs.some((ref) => hasAttribute(startTag(bytes, ref), 'fetchpriority'));
         const priority = authorPriority ? null : largestInFirstView(before, refs, (path) => isLarge(sizes.get(path)));
@@ -152,7 +158,14 @@ export default {
           const attempt = await markup(withSizes);
           if (!attempt.edits.length || (!withSizes && attempt.counts.decoding + attempt.counts.lazy + attempt.counts.priority === 0)) break;
           const changed = applyEdits(bytes, attempt.edits);
-          const moved = layoutDifference(before, await session.measure(page, before.map((l) => l.viewport), { bytes: changed }));
+          let after;
+          try {
+            after = await session.measure(page, before.map((l) => l.viewport), { bytes: changed });
+          } catch (error) {
+            if (error instanceof PageFailed) return { bytes, chosen: null, firstMoved: null, failed: error.message };
+            throw error;
+          }
+          const moved = layoutDifference(before, after);
           firstMoved ??= moved;
           if (moved === null) {
             chosen = { counts: attempt.counts, bytes: changed };
@@ -160,11 +173,16 @@ export default {
           }
           if (attempt.counts.sized === 0) break;
         }
-        return { bytes, chosen, firstMoved };
+        return { bytes, chosen, firstMoved, failed: null };
       }, async (measured, [page]) => {
         ctx.progress(page, { done: done++, total: images.size });
         if (!measured) return;
-        const { bytes, chosen, firstMoved } = measured;
+        const { bytes, chosen, firstMoved, failed } = measured;
+        if (failed) {
+          ctx.warn(page, 'layout-failed', `image markup left as it is: ${failed}`);
+          ctx.decide({ file: page, action: 'kept', reason: `its layout could not be measured: ${failed}` });
+          return;
+        }
         if (firstMoved !== null) ctx.warn(page, 'layout-changed', chosen ? `<img>s left without width and height: with them a box moved at ${firstMoved} px wide` : `image markup left as it is: with it a box moved at ${firstMoved} px wide`);
         if (!chosen) return;
         await site.write(page, chosen.bytes);
@@ -175,7 +193,6 @@ export default {
       }, layoutTabs(ctx.threads));
     } finally {
       await session.close();
-      await launched.browser.close();
     }
   },
 };

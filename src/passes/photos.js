@@ -21,9 +21,9 @@ import { offerInCss, offerWidthsInCss, offerWidthsInStyleAttributes } from '../i
 import { shownSize } from '../images/size.js';
 import { pageRequests } from '../requests.js';
 import { browser, maxPixels, prune } from '../images/options.js';
+import { PageFailed } from '../browser/page-failed.js';
 import { imagesByKey, layoutDifference, layoutTabs, siteLayouts } from '../images/layout.js';
 import { sizesAttribute, sizesEntries, srcsetAttribute } from '../images/responsive.js';
-import { launchBrowser } from '../browser/launch.js';
 import { boolean, someOf, wholeNumber } from '../options/kinds.js';
 import { option } from '../options/table.js';
 
@@ -60,11 +60,12 @@ export default {
     for (const type of /** @type {const} */ (['jpeg', 'webp', 'avif'])) lossy.push(...(await imagesOfType(site, type)));
     if (!lossy.length) return;
     const drawn = drawnImages(site, new Set(lossy.map((file) => file.path)));
-    const photos = lossy.filter((file) => drawn.has(file.path));
+    let photos = lossy.filter((file) => drawn.has(file.path));
     if (!photos.length) return;
     photos.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const layouts = ctx.options.responsive ? await openLayouts(site, ctx, photos) : null;
     try {
+      if (layouts?.failed.size) photos = withoutUnmeasured(site, ctx, photos, layouts.failed);
       /** @type {Map<string, SizesEntry[]>} the sizes CSS backgrounds draw each photo at, where all of them scale it (cover, contain) */
       const cssSizes = new Map();
       if (layouts) {
@@ -109,12 +110,22 @@ export default {
       if (layouts) {
         // Where a box moved (a style that selects the <img> as a child, which a <picture> no longer is),
         // the page is put back and offered the widths alone, in the <img>'s own srcset; where that moves one too, nothing.
+        // A page Chromium could not measure again is put back, and stays as it was.
         const moved = await movedPages(site, layouts, before);
         for (const page of moved.keys()) await site.write(page, /** @type {Buffer} */ (before.get(page)));
+        const unproven = new Set([...moved.keys()].filter((page) => layouts.failed.has(page)));
+        for (const page of unproven) {
+          moved.delete(page);
+          ctx.warn(page, 'layout-failed', `photographs offered no other formats nor widths here: ${layouts.failed.get(page)}`);
+        }
         for (const photo of placed) await offerChoices(site, photo, layouts.measured, new Set(moved.keys()), 'widths');
         const still = await movedPages(site, layouts, new Map([...before].filter(([page]) => moved.has(page))));
         for (const [page, width] of moved) {
           if (still.has(page)) await site.write(page, /** @type {Buffer} */ (before.get(page)));
+          if (layouts.failed.has(page)) {
+            ctx.warn(page, 'layout-failed', `photographs offered no other formats nor widths here: ${layouts.failed.get(page)}`);
+            continue;
+          }
           ctx.warn(page, 'layout-changed', still.has(page) ? `photographs offered no other formats nor widths here: a box moved at ${width} px wide with <picture>, and at ${still.get(page)} px with srcset alone` : `photographs offered in their widths only (no <picture>): with <picture> a box moved at ${width} px wide`);
         }
       }
@@ -166,6 +177,7 @@ function drawnImages(site, paths) {
 /**
  * @typedef {object} Layouts the pages that draw photographs in <img>s, measured
  * @property {import('../images/layout.js').SiteLayouts} session
+ * @property {Map<string, string>} failed the pages Chromium could not measure, and why: the photographs they draw are kept
  * @property {Map<string, PageLayout[]>} measured each page at its breakpoints, before any change
  * @property {() => Promise<void>} close
  *
@@ -196,25 +208,59 @@ async function openLayouts(site, ctx, photos) {
   const loadsOf = new Map();
   const pages = new Set(site.pages.map((page) => page.path).filter((page) => pageRequests(site, page, loadsOf).some((p) => paths.has(p))));
   if (!pages.size) return null;
-  let launched;
   try {
-    launched = await launchBrowser({ browser: ctx.options.browser });
+    await ctx.browser.get();
   } catch (error) {
     ctx.decide({ file: '', action: 'skipped', reason: `no smaller widths: no browser to measure the layout (${/** @type {Error} */ (error).message.split(':')[0]})` });
     return null;
   }
-  const { browser } = launched;
-  const session = await siteLayouts(browser, site, { tabs: layoutTabs(ctx.threads) });
+  const session = await siteLayouts(ctx.browser, site, { tabs: layoutTabs(ctx.threads) });
   const order = [...pages].sort();
   let done = 0;
   const layouts = await Promise.all(order.map(async (page) => {
-    const layout = await session.measure(page, null, { backgrounds: true });
-    ctx.progress(`layout of ${page}`, { done: ++done, total: pages.size });
-    return layout;
+    try {
+      return await session.measure(page, null, { backgrounds: true });
+    } catch (error) {
+      if (error instanceof PageFailed) return error;
+      throw error;
+    } finally {
+      ctx.progress(`layout of ${page}`, { done: ++done, total: pages.size });
+    }
   }));
   /** @type {Map<string, PageLayout[]>} in the pages' order */
-  const measured = new Map(order.map((page, i) => [page, layouts[i]]));
-  return { session, measured, close: async () => { await session.close(); await browser.close(); } };
+  const measured = new Map();
+  /** @type {Map<string, string>} */
+  const failed = new Map();
+  order.forEach((page, i) => {
+    const layout = layouts[i];
+    if (layout instanceof PageFailed) failed.set(page, layout.message);
+    else measured.set(page, layout);
+  });
+  return { session, measured, failed, close: () => session.close() };
+}
+
+/**
+ * The photos no page Chromium could not measure draws: the others are kept
+ * as they are (their sizes and the proof that no box moved need every page
+ * that draws them), with a warning for each such page.
+ * @param {import('../site/site.js').Site} site
+ * @param {import('../pass.js').PassContext<any>} ctx
+ * @param {import('../site/site.js').SiteFile[]} photos
+ * @param {Map<string, string>} failed page → why it could not be measured
+ */
+function withoutUnmeasured(site, ctx, photos, failed) {
+  const loadsOf = new Map();
+  /** @type {Map<string, string>} photo → the first page that draws it and could not be measured */
+  const unmeasured = new Map();
+  for (const [page, reason] of failed) {
+    ctx.warn(page, 'layout-failed', `the photographs it draws left as they are: ${reason}`);
+    for (const loaded of pageRequests(site, page, loadsOf)) if (!unmeasured.has(loaded)) unmeasured.set(loaded, `${page} could not be measured: ${reason}`);
+  }
+  return photos.filter((photo) => {
+    const why = unmeasured.get(photo.path);
+    if (why) ctx.decide({ file: photo.path, action: 'kept', reason: why });
+    return !why;
+  });
 }
 
 /**
@@ -343,7 +389,13 @@ async function movedPages(site, layouts, before) {
   const found = await Promise.all([...before].map(async ([page, bytes]) => {
     const measuredBefore = layouts.measured.get(page);
     if (!measuredBefore || bytes.equals(await site.read(page))) return null;
-    return layoutDifference(measuredBefore, await layouts.session.measure(page, measuredBefore.map((l) => l.viewport)));
+    try {
+      return layoutDifference(measuredBefore, await layouts.session.measure(page, measuredBefore.map((l) => l.viewport)));
+    } catch (error) {
+      if (!(error instanceof PageFailed)) throw error;
+      layouts.failed.set(page, error.message);
+      return 0;
+    }
   }));
   /** @type {Map<string, number>} in the order of BEFORE */
   const moved = new Map();

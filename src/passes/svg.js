@@ -10,12 +10,12 @@
  * with a warning. With no browser to prove them in, no SVG changes.
  * docs/svg.md.
  */
+import { NoBrowserError } from '../browser/launch.js';
 import crypto from 'node:crypto';
 import { browser } from '../images/options.js';
 import { ORIGIN } from '../images/layout.js';
 import { wholeNumber } from '../options/kinds.js';
 import { option } from '../options/table.js';
-import { launchBrowser } from '../browser/launch.js';
 import { DocumentView } from '../site/document-view.js';
 import { applyEdits, encodePath } from '../site/edits.js';
 import { extensionOf } from '../site/mime.js';
@@ -24,7 +24,7 @@ import { xmlReason } from '../markup/names.js';
 import { declaredIds, refersOutside, svgFileText, svgRefusal } from '../svg/checks.js';
 import { inlineSvgs } from '../svg/inline.js';
 import { SiteNames } from '../svg/references.js';
-import { SvgProof, slots } from '../svg/proof.js';
+import { NOT_DRAWN, SvgProof, slots } from '../svg/proof.js';
 
 const options = {
   browser,
@@ -121,25 +121,32 @@ class SvgPassState {
     return this.namesRead;
   }
 
-  /** The proof, the browser started on first use; null when none starts. */
+  /**
+   * The proof, in the build's browser, opened on first use and again when that browser has gone (the proofs it was
+   * drawing failed; the next are drawn in the browser started again); null when none starts.
+   */
   async started() {
+    if (this.proof && !this.browser?.isConnected()) {
+      await this.proof.close().catch(() => {});
+      this.proof = null;
+    }
     if (this.proof || this.noBrowser) return this.proof;
     try {
-      const launched = await launchBrowser({ browser: this.ctx.options.browser });
+      const launched = await this.ctx.browser.get();
       this.browser = launched.browser;
       this.browserVersion = launched.browser.version();
       this.proof = await SvgProof.open(launched.browser, this.site);
     } catch (error) {
-      await this.browser?.close().catch(() => {});
+      // None starts: every later proof is skipped alike. The browser gone while the proof opened: these wait for the next.
       this.browser = null;
-      this.noBrowser = /** @type {Error} */ (error).message.split(':')[0];
+      if (error instanceof NoBrowserError) this.noBrowser = error.message.split(':')[0];
     }
     return this.proof;
   }
 
+  /** Closes the proof's contexts (the browser is the build's). */
   async close() {
-    await this.proof?.close();
-    await this.browser?.close().catch(() => {});
+    await this.proof?.close().catch(() => {});
   }
 
   /**
@@ -184,7 +191,7 @@ class SvgPassState {
       misses.forEach((m, i) => (outcomes[i].same === null && outcomes[i].reason.startsWith('not drawn') ? m.reject(outcomes[i]) : m.resolve(outcomes[i])));
     }
     // A page that did not load, or a cache that failed: the drawings stay as they are.
-    return Promise.all(entries.map((e) => e.result.catch((/** @type {unknown} */ o) => (o && typeof o === 'object' && 'same' in o ? /** @type {ProofOutcome} */ (o) : { same: null, reason: `not drawn: ${String(/** @type {Error} */ (o)?.message ?? o).split('\n')[0]}` }))));
+    return Promise.all(entries.map((e) => e.result.catch((/** @type {unknown} */ o) => (o && typeof o === 'object' && 'same' in o ? /** @type {ProofOutcome} */ (o) : { same: null, reason: `${NOT_DRAWN}${String(/** @type {Error} */ (o)?.message ?? o).split('\n')[0]}` }))));
   }
 }
 
@@ -319,8 +326,10 @@ async function optimizeFiles(state, files, count) {
   for (const { file, unit, bom, bytes } of changing) {
     if (unit.current === null) {
       if (state.noBrowser) continue;
-      if (unit.unproven) ctx.decide({ file: file.path, action: 'kept', reason: `not proven: ${unit.unproven}` });
-      else {
+      if (unit.unproven) {
+        if (unit.unproven.startsWith(NOT_DRAWN)) ctx.warn(file.path, 'render-failed', `kept as it is: Chromium could not draw the proof: ${unit.unproven}`);
+        ctx.decide({ file: file.path, action: 'kept', reason: `not proven: ${unit.unproven}` });
+      } else {
         ctx.warn(file.path, 'svg-changed-rendering', `svgo's result draws differently in Chromium (${unit.failed.join('; ')}): kept as it is`);
         ctx.decide({ file: file.path, action: 'kept', reason: `svgo's result draws differently (${unit.failed[0]})` });
       }
@@ -593,6 +602,8 @@ async function writePage(state, page, bytes, svgs) {
   const edits = [];
   /** @type {string[]} */
   const kept = [];
+  /** @type {string[]} inline <svg>s whose proof Chromium could not draw */
+  const notDrawn = [];
   for (const s of svgs) {
     const unit = s.unit;
     if (unit?.current) {
@@ -600,12 +611,16 @@ async function writePage(state, page, bytes, svgs) {
       continue;
     }
     if (unit && state.noBrowser) continue;
-    if (unit?.unproven) kept.push(`line ${s.found.line}: not proven: ${unit.unproven}`);
+    if (unit?.unproven) {
+      kept.push(`line ${s.found.line}: not proven: ${unit.unproven}`);
+      if (unit.unproven.startsWith(NOT_DRAWN)) notDrawn.push(`line ${s.found.line}: ${unit.unproven}`);
+    }
     else if (unit) {
       ctx.warn(page.path, 'svg-changed-rendering', `inline <svg> at line ${s.found.line}: svgo's result draws differently in Chromium (${unit.failed.join('; ')}): kept as it is`);
       kept.push(`line ${s.found.line}: svgo's result draws differently`);
     } else kept.push(`line ${s.found.line}: ${s.kept}`);
   }
+  if (notDrawn.length) ctx.warn(page.path, 'render-failed', `${notDrawn.length} inline <svg> kept as they are: Chromium could not draw the proof (${notDrawn[0]})`);
   const keptNote = kept.length ? `; ${kept.length} kept (${kept.join('; ')})` : '';
   if (!edits.length) {
     if (kept.length) ctx.decide({ file: page.path, action: 'kept', reason: `${kept.length} inline <svg> kept (${kept.join('; ')})` });

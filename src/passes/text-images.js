@@ -75,7 +75,7 @@ export default {
     /** @type {Replacement[]} */
     const accepted = [];
     // Fitting in Chromium runs in a page per thread, the renders of many fits drawn together; decisions are then taken in the candidates' order.
-    const sessions = new RenderSessions(ctx.threads, choice);
+    const sessions = new RenderSessions(ctx.threads, ctx.browser);
     const checking = limiter(CHECKS_PER_THREAD * ctx.threads);
     const count = (/** @type {'reading' | 'checking'} */ step, /** @type {number} */ done) => /** @type {import('../progress.js').ProgressCount} */ ({ done, total: candidates.length, step: STEPS[step] });
     try {
@@ -124,8 +124,6 @@ export default {
         keepAll(noBrowser.message);
         return;
       }
-      const launched = await sessions.launched?.catch(() => null);
-      if (launched?.failed.length) ctx.warn('', 'browser-fallback', `replacements proven in ${launched.candidate.name} (${launched.executable}): ${launched.failed.join('; ')}`);
       for (const [i, { image, bytes, uses, shapes }] of candidates.entries()) {
         const { plan, unfit, fits } = /** @type {{ plan: Plan | { status: 'failed', reason: string }, unfit?: string, fits?: Map<string, Fitted> }} */ (outcomes[i]);
         if (plan.status === 'failed') {

@@ -93,6 +93,9 @@ export const slots = {
   paint: (href, { width, height }) => `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="url(&quot;${attr(href)}&quot;)"/></svg>`,
 };
 
+/** How the reason of a proof Chromium could not draw begins (the page did not load, the browser went away). */
+export const NOT_DRAWN = 'not drawn: ';
+
 export class SvgProof {
   /**
    * @param {Site} site
@@ -210,7 +213,7 @@ export class SvgProof {
       const drawn = await Promise.all(this.contexts.map((_, i) => this.draw(i, `${ORIGIN}${PROOF_PATH}?n=${n}`)));
       return groups.map((group, g) => compareGroup(group, drawn.map((d) => d[g])));
     } catch (error) {
-      const reason = `not drawn: ${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]}`;
+      const reason = `${NOT_DRAWN}${String(/** @type {Error} */ (error)?.message ?? error).split('\n')[0]}`;
       await this.renewTabs().catch(() => {});
       return groups.map(() => ({ same: null, reason }));
     } finally {

@@ -13,7 +13,6 @@
  */
 import sharp from 'sharp';
 import { cssColour } from './pixels.js';
-import { launchBrowser } from '../browser/launch.js';
 
 /**
  * @typedef {import('./pixels.js').Rgb} Rgb
@@ -86,20 +85,6 @@ export class RenderSession {
 
   get page() {
     return this.tab.page;
-  }
-
-  /**
-   * Starts Chromium with one page that can load nothing from the network.
-   * @param {{ slotsPerPage?: number } & BrowserChoice} [options] slotsPerPage: slots drawn before the page is replaced (tests set a few)
-   */
-  static async open({ slotsPerPage, browser: named } = {}) {
-    const { browser } = await launchBrowser({ browser: named });
-    try {
-      return new RenderSession(browser, await RenderSession.newTab(browser), { slotsPerPage, ownsBrowser: true });
-    } catch (error) {
-      await browser.close();
-      throw error;
-    }
   }
 
   /**
@@ -246,15 +231,15 @@ export class RenderSession {
 export class RenderSessions {
   /**
    * @param {number} size
-   * @param {BrowserChoice} [choice]
+   * @param {{ get(): Promise<LaunchedBrowser> }} browser the build's browser (src/browser/build-browser.js)
    */
-  constructor(size, choice = {}) {
+  constructor(size, browser) {
     this.size = Math.max(1, size);
-    this.choice = choice;
-    /** @type {Promise<LaunchedBrowser> | null} started with the first session */
-    this.launched = null;
+    this.browser = browser;
     /** Sessions open or opening. */
     this.opened = 0;
+    /** @type {Set<RenderSession>} every session open, to close their pages */
+    this.sessions = new Set();
     /** @type {RenderSession[]} */
     this.idle = [];
     /** @type {{ request: RenderRequest, resolve: (drawn: Drawn) => void, reject: (error: unknown) => void }[]} renders not yet drawn */
@@ -319,15 +304,22 @@ export class RenderSessions {
       this.dispatch();
       return;
     }
+    let usable = true;
     try {
       const drawn = await session.renderAll(batch.map(({ request }) => request));
       batch.forEach(({ resolve }, i) => resolve(drawn[i]));
     } catch (error) {
-      // The page may be left mid-render (a timed-out screenshot): the next batch gets a fresh one.
-      await session.renew().catch(() => {});
+      // The page may be left mid-render (a timed-out screenshot): the next batch gets a fresh one. When none can be
+      // had (the browser closed or crashed), the session goes, and the next batch opens one in the browser started again.
+      usable = await session.renew().then(() => true, () => false);
       for (const { reject } of batch) reject(error);
     } finally {
-      this.idle.push(session);
+      if (usable) {
+        this.idle.push(session);
+      } else {
+        this.sessions.delete(session);
+        this.opened--;
+      }
       this.dispatch();
     }
   }
@@ -344,17 +336,18 @@ export class RenderSessions {
     });
   }
 
-  /** A session on a new page of the shared browser. */
+  /** A session on a new page of the build's browser. */
   async open() {
-    this.launched ??= launchBrowser(this.choice);
-    const { browser } = await this.launched;
-    return new RenderSession(browser, await RenderSession.newTab(browser));
+    const { browser } = await this.browser.get();
+    const session = new RenderSession(browser, await RenderSession.newTab(browser));
+    this.sessions.add(session);
+    return session;
   }
 
+  /** Closes the sessions' pages (the browser is the build's). */
   async close() {
-    // A browser that failed to start has nothing to close.
-    const launched = await this.launched?.catch(() => null);
-    await launched?.browser.close();
+    await Promise.all([...this.sessions].map((session) => session.close().catch(() => {})));
+    this.sessions.clear();
   }
 }
 

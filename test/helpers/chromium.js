@@ -15,6 +15,7 @@
  */
 import { it } from 'vitest';
 import { CHROMIUM_ARGS, launchBrowser } from '../../src/browser/launch.js';
+import { RenderSession } from '../../src/text-images/render.js';
 import { findBrowsers } from '../../src/browser/discovery.js';
 
 export { CHROMIUM_ARGS };
@@ -38,6 +39,21 @@ export function chromiumTest(name, fn, timeout) {
     if (chromiumMissing) ctx.skip(chromiumMissing);
     await fn();
   }, timeout);
+}
+
+/**
+ * A text-images render session on a browser of its own, which closing the session closes.
+ * @param {{ slotsPerPage?: number }} [options] slotsPerPage: slots drawn before the page is replaced
+ * @returns {Promise<RenderSession>}
+ */
+export async function openRenderSession({ slotsPerPage } = {}) {
+  const browser = await launchChromium();
+  try {
+    return new RenderSession(browser, await RenderSession.newTab(browser), { slotsPerPage, ownsBrowser: true });
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
 }
 
 /**
