@@ -47,6 +47,8 @@ import { codeFingerprint, jobFingerprint } from './util/code-fingerprint.js';
  * @property {string} output
  * @property {readonly Pass[]} [passes] the passes to choose from (default: pagediet's own)
  * @property {(event: import('./progress.js').ProgressEvent) => void} [onProgress]
+ * @property {boolean} [replay] false: every pass runs, and proves again in Chromium, whatever the cache holds; only
+ *   worker jobs (encodes, OCR, compressions: pure functions of their input) come from it (default true)
  *
  * @typedef {BuildRun & import('./options/build-options.js').BuildOptions} BuildOptions
  */
@@ -57,6 +59,7 @@ export const RUN_OPTIONS = {
   output: optional(text('<dir>', { path: true }), 'the folder to write to'),
   passes: optional(apiOnly('a list of passes (src/pass.js)', (v) => Array.isArray(v), 'readonly Pass[]'), 'the passes to choose from (default: pagediet\'s own)'),
   onProgress: optional(apiOnly('a function', (v) => typeof v === 'function', '(event: ProgressEvent) => void'), 'called with what the build is at'),
+  replay: optional(apiOnly('true or false', (v) => typeof v === 'boolean', 'boolean'), 'false: every pass runs and proves again; only worker jobs come from the cache'),
 };
 
 /**
@@ -108,7 +111,7 @@ export async function build(options) {
   if (outputProblem) throw new UserError(`build options: output ${options.output}: ${outputProblem}`);
   const plan = await prepareOutput(options.input, options.output, { force: options.force });
   try {
-    return await buildSite(options, passes, plan, { started, replay: true });
+    return await buildSite(options, passes, plan, { started, replay: options.replay !== false });
   } catch (error) {
     // Rare (another build sharing the cache trimmed or damaged it meanwhile): into the same output, whatever this
     // attempt wrote of it.
@@ -199,7 +202,7 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
         // What replayed passes wrote is parsed before a pass reads it.
         await site.parsePending();
         const before = snapshot(site);
-        const report = await runPass(pass, site, { options: passOptions, threads, compute, cache, code, browser }, progress);
+        const report = await runPass(pass, site, { options: passOptions, threads, compute, cache: mayReplay ? cache : null, code, browser }, progress);
         reports.push(report);
         if (memo && key) await memo.store(key, record(site, before, report), site);
       }

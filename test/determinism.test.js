@@ -4,8 +4,12 @@
 // says more: the sidecars and configs it found already there).
 //
 // Both builds write to the same output path, one after the other, because the
-// h2o config names the output directory. No cache, so every job runs in both
-// builds, with the default passes and options.
+// h2o config names the output directory. The second has no cache, so every
+// job runs in both builds, with the default passes and options. A third is
+// made while threads spin on every core (twice as many as the cores), every
+// pass and every proof in Chromium run again (replay: false; the worker
+// jobs, pure functions of their input, come from the first build's cache):
+// the same files and the same summary as the quiet build.
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import { build } from '../src/pipeline.js';
 import { MARKER } from '../src/output.js';
 import { tempDir } from './helpers/tmp.js';
+import { whileBusy } from './helpers/busy.js';
 
 const FIXTURES = ['microscape', 'ricochet', 'h2-sample', 'gifs', 'markup', 'bad'];
 const OPTIONS = { cache: false };
@@ -61,7 +66,8 @@ describe('determinism and idempotence', () => {
       const out = path.join(base, 'out');
       // h2-sample's 50 JPEGs without smaller widths: the photos pass's search is what it adds, three times without a cache.
       const options = fixture === 'h2-sample' ? { ...OPTIONS, responsive: false } : OPTIONS;
-      const first = await build({ input, output: out, threads: 1, ...options });
+      const cacheDir = path.join(base, 'cache');
+      const first = await build({ input, output: out, threads: 1, ...options, cache: true, cacheDir });
       const one = await snapshot(out);
       const oneConfigs = await snapshot(configsOf(out), { times: false });
       expect(oneConfigs.size).toBeGreaterThan(0);
@@ -73,9 +79,18 @@ describe('determinism and idempotence', () => {
       expect(two).toEqual(one);
       expect(await snapshot(configsOf(out), { times: false })).toEqual(oneConfigs);
       expect(await markerFiles(out)).toEqual(oneMarker);
-      // The same decisions, warnings and figures (only the timings differ).
-      const strip = (/** @type {import('../src/summary.js').BuildSummary} */ s) => ({ ...s, ms: 0, passes: s.passes.map((p) => ({ ...p, ms: 0 })) });
+      // The same decisions, warnings and figures (only the timings, and what came from the cache, differ).
+      const strip = (/** @type {import('../src/summary.js').BuildSummary} */ s) => ({ ...s, ms: 0, work: null, passes: s.passes.map((p) => ({ ...p, ms: 0 })) });
       expect(strip(second)).toEqual(strip(first));
+
+      // On a busy machine: every pass and proof again, the same bytes and the same summary.
+      await fs.rm(out, { recursive: true });
+      await fs.rm(configsOf(out), { recursive: true });
+      const busy = await whileBusy(() => build({ input, output: out, threads: 2, ...options, cache: true, cacheDir, replay: false }));
+      expect(await snapshot(out)).toEqual(one);
+      expect(await snapshot(configsOf(out), { times: false })).toEqual(oneConfigs);
+      expect(strip(busy)).toEqual(strip(first));
+      expect(busy.work.passesReplayed).toBe(0);
 
       const again = path.join(base, 'again');
       const rebuilt = await build({ input: out, output: again, threads: 2, ...options });

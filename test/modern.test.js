@@ -2,8 +2,10 @@
 // pagediet's defaults: at 360, 768 and 1280 px wide every page lays out
 // exactly as the input does (every element's box, measured in Chromium),
 // every reference of the output resolves, and every photograph a page shows
-// comes in a width no larger than it is drawn at twice. Built with
-// --lossless, every image of the output shows the input's pixels exactly.
+// comes in a width no larger than it is drawn at twice. Built again while
+// threads spin on every core (every pass and proof run again; the worker
+// jobs come from the first build's cache), the same files and summary. Built
+// with --lossless, every image of the output shows the input's pixels exactly.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -14,15 +16,20 @@ import { layoutDifference, siteLayouts } from '../src/images/layout.js';
 import { sniffImageType } from '../src/site/sniff.js';
 import { chromiumMissing, chromiumTest, launchChromium } from './helpers/chromium.js';
 import { allReferences } from './helpers/references.js';
-import { tempDir } from './helpers/tmp.js';
+import { readTree, tempDir } from './helpers/tmp.js';
+import { whileBusy } from './helpers/busy.js';
 
 const INPUT = path.resolve('fixtures/modern');
 const PAGES = ['index.html', 'blog/index.html', 'blog/first-post.html', 'about/index.html', 'gallery.html'];
 const VIEWPORTS = [360, 768, 1280];
 
+/** The build with the defaults that the first tests read, and its cache, for the busy build to compare with. */
+const quiet = { output: '', cacheDir: '', /** @type {import('../src/pipeline.js').BuildSummary | null} */ summary: null };
 describe('fixtures/modern, built with the defaults', () => {
   /** @type {string} */
   let output;
+  /** @type {string} */
+  let cacheDir;
   /** @type {import('../src/pipeline.js').BuildSummary} */
   let summary;
   /** @type {Site} */
@@ -33,7 +40,9 @@ describe('fixtures/modern, built with the defaults', () => {
   beforeAll(async () => {
     if (chromiumMissing) return;
     output = path.join(await tempDir(), 'out');
-    summary = await build({ input: INPUT, output });
+    cacheDir = path.join(await tempDir(), 'cache');
+    summary = await build({ input: INPUT, output, cacheDir });
+    Object.assign(quiet, { output, cacheDir, summary });
     input = await Site.read(INPUT);
     built = await Site.read(output);
     browser = await launchChromium();
@@ -107,6 +116,23 @@ describe('fixtures/modern, built with the defaults', () => {
     expect(decisions.filter((d) => d.action === 'changed').length).toBe(13);
     for (const d of decisions.filter((d) => d.action === 'changed')) expect(d.score).toBeGreaterThanOrEqual(85);
   });
+});
+
+describe('fixtures/modern, built on a busy machine', () => {
+  chromiumTest('writes the same files and the same summary as the quiet build', async () => {
+    const quietSummary = /** @type {import('../src/pipeline.js').BuildSummary} */ (quiet.summary);
+    const busyOut = path.join(await tempDir(), 'out');
+    const busy = await whileBusy(() => build({ input: INPUT, output: busyOut, cacheDir: quiet.cacheDir, replay: false }));
+    // Only the timings, what came from the cache, and the output's own path (the configs are beside it) differ.
+    const strip = (/** @type {import('../src/pipeline.js').BuildSummary} */ s, /** @type {string} */ out) => JSON.parse(JSON.stringify({ ...s, ms: 0, work: null, passes: s.passes.map((p) => ({ ...p, ms: 0 })) }).replaceAll(out, '<out>'));
+    expect(strip(busy, busyOut)).toEqual(strip(quietSummary, quiet.output));
+    expect(busy.work.passesReplayed).toBe(0);
+    const [a, b] = await Promise.all([readTree(quiet.output), readTree(busyOut)]);
+    a.delete('.pagediet-output.json');
+    b.delete('.pagediet-output.json');
+    expect([...b.keys()].sort()).toEqual([...a.keys()].sort());
+    for (const [file, bytes] of a) expect(b.get(file)?.equals(bytes), file).toBe(true);
+  }, 1_800_000);
 });
 
 describe('fixtures/modern, built --lossless', () => {
