@@ -162,7 +162,8 @@ beforeAll(async () => {
   second = await mkdtemp(join(tmpdir(), 'pagediet-fixtures-b-'));
   await makeFixtures(first);
   await makeFixtures(second);
-}, 120_000);
+  // About 20 s on 2 quiet cores; over 120 s beside another test file with every core busy. A guard against a hang.
+}, 900_000);
 
 afterAll(async () => {
   await rm(first, { recursive: true, force: true });

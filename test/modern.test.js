@@ -14,7 +14,7 @@ import { build } from '../src/pipeline.js';
 import { Site } from '../src/site/site.js';
 import { layoutDifference, siteLayouts } from '../src/images/layout.js';
 import { sniffImageType } from '../src/site/sniff.js';
-import { chromiumMissing, chromiumTest, launchChromium } from './helpers/chromium.js';
+import { asBuildBrowser, chromiumMissing, chromiumTest, launchChromium } from './helpers/chromium.js';
 import { allReferences } from './helpers/references.js';
 import { readTree, tempDir } from './helpers/tmp.js';
 import { whileBusy } from './helpers/busy.js';
@@ -56,8 +56,8 @@ describe('fixtures/modern, built with the defaults', () => {
   });
 
   chromiumTest('lays out every page as the input does at 360, 768 and 1280 px', async () => {
-    const before = await siteLayouts(browser, input);
-    const after = await siteLayouts(browser, built);
+    const before = await siteLayouts(asBuildBrowser(browser), input);
+    const after = await siteLayouts(asBuildBrowser(browser), built);
     try {
       for (const page of PAGES) {
         const a = await before.measure(page, VIEWPORTS);
@@ -76,10 +76,10 @@ describe('fixtures/modern, built with the defaults', () => {
   }, 300_000);
 
   chromiumTest('measures pages side by side, one context per tab, as it measures them one after another', async () => {
-    await expect(siteLayouts(browser, input, { tabs: 0 })).rejects.toThrow('siteLayouts: tabs must be a whole number of at least 1, not 0');
+    await expect(siteLayouts(asBuildBrowser(browser), input, { tabs: 0 })).rejects.toThrow('siteLayouts: tabs must be a whole number of at least 1, not 0');
     const contextsBefore = browser.contexts().length;
-    const oneByOne = await siteLayouts(browser, input);
-    const sideBySide = await siteLayouts(browser, input, { tabs: 3 });
+    const oneByOne = await siteLayouts(asBuildBrowser(browser), input);
+    const sideBySide = await siteLayouts(asBuildBrowser(browser), input, { tabs: 3 });
     try {
       /** @type {import('../src/images/layout.js').PageLayout[][]} */
       const expected = [];

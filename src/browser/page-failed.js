@@ -4,6 +4,26 @@
  * closed or crashed while it was open. The pass keeps what it would have
  * changed on that page (or on what the page draws), and says why.
  */
+/**
+ * The longest any one step in a page (loading it, its images and fonts
+ * settling, a screenshot) may take: a guard against a renderer that hangs,
+ * not a pace. Far above what a step takes on a machine with every core busy
+ * (seconds), so that what a build decides does not depend on the machine's
+ * load; a step that reaches it fails its page alone.
+ */
+export const PAGE_TIMEOUT_MS = 120_000;
+
+/**
+ * Sets a context's default time for every call in its pages to PAGE_TIMEOUT_MS (playwright's is 30 s).
+ * @template {import('playwright-core').BrowserContext} C
+ * @param {C} context
+ * @returns {C}
+ */
+export function withPageTimeout(context) {
+  context.setDefaultTimeout(PAGE_TIMEOUT_MS);
+  return context;
+}
+
 export class PageFailed extends Error {
   /** @param {string} message */
   constructor(message) {

@@ -14,14 +14,12 @@
  * overlay, which font files each page fetches: the proof that a page is
  * drawn with the subset alone.
  */
-import { PageFailed, firstLine } from '../browser/page-failed.js';
+import { PAGE_TIMEOUT_MS, PageFailed, firstLine, withPageTimeout } from '../browser/page-failed.js';
 import { ORIGIN } from '../images/layout.js';
 import { mimeType } from '../site/mime.js';
 
 /** Widths pages are read at: a phone and a desktop screen, for families that media queries switch. */
 const WIDTHS = [360, 1280];
-/** How long a page may take to load and settle before it is read as it stands. */
-const SETTLE_MS = 15000;
 
 /**
  * @typedef {object} ShownText what a page shows in one family
@@ -50,7 +48,7 @@ export async function fontPages(browser, site) {
    * @param {Set<string>} requested
    */
   const open = async (overlay, requested) => {
-    const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width: WIDTHS[WIDTHS.length - 1], height: 800 }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
+    const context = withPageTimeout(await browser.newContext({ serviceWorkers: 'block', viewport: { width: WIDTHS[WIDTHS.length - 1], height: 800 }, deviceScaleFactor: 1, reducedMotion: 'reduce' }));
     await context.route('**/*', async (route) => {
       const url = new URL(route.request().url());
       if (url.origin !== ORIGIN) return route.abort();
@@ -69,7 +67,7 @@ export async function fontPages(browser, site) {
       const found = new Map();
       try {
         await tab.setViewportSize({ width: WIDTHS[0], height: 800 });
-        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS });
+        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
       } catch (error) {
         throw new PageFailed(`Chromium could not load it: ${firstLine(error)}`);
       }
@@ -78,7 +76,7 @@ export async function fontPages(browser, site) {
         let shown;
         try {
           await tab.setViewportSize({ width, height: 800 });
-          if (!await tab.evaluate(settle, SETTLE_MS)) throw new PageFailed(`its fonts had not all loaded after ${SETTLE_MS / 1000} s at ${width} px wide`);
+          if (!await tab.evaluate(settle, PAGE_TIMEOUT_MS)) throw new PageFailed(`its fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
           shown = await tab.evaluate(shownText, families);
         } catch (error) {
           throw error instanceof PageFailed ? error : new PageFailed(`Chromium could not read it: ${firstLine(error)}`);
@@ -101,8 +99,8 @@ export async function fontPages(browser, site) {
       try {
         context = await open(overlay, requested);
         const tab = await context.newPage();
-        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS });
-        if (!await tab.evaluate(settle, SETTLE_MS)) throw new PageFailed(`its fonts had not all loaded after ${SETTLE_MS / 1000} s`);
+        await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
+        if (!await tab.evaluate(settle, PAGE_TIMEOUT_MS)) throw new PageFailed(`its fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s`);
         return requested;
       } catch (error) {
         throw error instanceof PageFailed ? error : new PageFailed(`Chromium could not load it: ${firstLine(error)}`);

@@ -8,6 +8,7 @@
  * auto-hinter measures every font on reference letters:
  * hinting-characters.js).
  */
+import { withPageTimeout } from '../browser/page-failed.js';
 
 /** Sizes drawn when pages name none, in CSS px: body text to headings. */
 const DEFAULT_SIZES = [11, 16, 24, 40];
@@ -42,7 +43,7 @@ export async function drawsAlike(browser, full, subset, shown) {
   const page = (size, font) => `<!doctype html><meta charset="utf-8"><style>@font-face{font-family:f;src:url(${font}) format("woff2")}`
     + `body{margin:0;width:${WIDTH}px;background:#fff;color:#000}p{margin:0 0 4px;font:${size}px/1.5 f;overflow-wrap:anywhere}</style>`
     + `<p>${escape(characters)}</p><p>${escape(words.slice(0, textBudget(size)))}</p>`;
-  const context = await browser.newContext({ viewport: { width: WIDTH, height: 600 }, deviceScaleFactor: 1, serviceWorkers: 'block' });
+  const context = withPageTimeout(await browser.newContext({ viewport: { width: WIDTH, height: 600 }, deviceScaleFactor: 1, serviceWorkers: 'block' }));
   try {
     let html = '';
     let shots = 0;

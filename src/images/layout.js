@@ -9,7 +9,7 @@
  * them that no box moved.
  */
 import { mimeType } from '../site/mime.js';
-import { PageFailed, firstLine, pageUsable } from '../browser/page-failed.js';
+import { PAGE_TIMEOUT_MS, PageFailed, firstLine, pageUsable, withPageTimeout } from '../browser/page-failed.js';
 
 /** The origin the site is served from inside the browser; .invalid never resolves. */
 export const ORIGIN = 'http://pagediet.invalid';
@@ -24,12 +24,6 @@ export const MAX_VIEWPORT = 1920;
 export const COMMON_VIEWPORTS = [MIN_VIEWPORT, 414, 768, 1024, 1280, 1366, 1440, 1536, 1680, MAX_VIEWPORT];
 /** Every viewport is this tall: the first view a visitor sees (and what loading hints call "above the fold"). */
 export const VIEWPORT_HEIGHT = 800;
-/**
- * How long a page may take to load and settle before it is measured as it
- * stands: long, since a box measured before its image loaded reads as moved
- * (on a loaded machine a page of camera-sized photographs takes seconds).
- */
-const SETTLE_MS = 60000;
 
 /**
  * @typedef {object} ImageBox one <img> as drawn
@@ -99,7 +93,7 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
   const served = new WeakMap();
   const open = async () => {
     const { browser } = await browsers.get();
-    const context = await browser.newContext({ serviceWorkers: 'block', viewport: { width: MAX_VIEWPORT, height: VIEWPORT_HEIGHT }, deviceScaleFactor: 1, reducedMotion: 'reduce' });
+    const context = withPageTimeout(await browser.newContext({ serviceWorkers: 'block', viewport: { width: MAX_VIEWPORT, height: VIEWPORT_HEIGHT }, deviceScaleFactor: 1, reducedMotion: 'reduce' }));
     contexts.push(context);
     const tab = await context.newPage();
     await context.route('**/*', async (route) => {
@@ -155,17 +149,17 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
       if (bytes) served.set(tab, { path: page, bytes });
       try {
         await tab.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT });
-        const loaded = await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: SETTLE_MS }).then(() => true, (/** @type {unknown} */ error) => {
+        const loaded = await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS }).then(() => true, (/** @type {unknown} */ error) => {
           if (!pageUsable(/** @type {import('playwright-core').Page} */ (tab))) throw error;
           return false;
         });
-        if (!loaded) throw new PageFailed(`it did not load in ${SETTLE_MS / 1000} s`);
+        if (!loaded) throw new PageFailed(`it did not load in ${PAGE_TIMEOUT_MS / 1000} s`);
         const widths = viewports ?? viewportsOf(await tab.evaluate(mediaWidths));
         /** @type {PageLayout[]} */
         const layouts = [];
         for (const width of widths) {
           await tab.setViewportSize({ width, height: VIEWPORT_HEIGHT });
-          if (!await tab.evaluate(settle, SETTLE_MS)) throw new PageFailed(`its images and fonts had not all loaded after ${SETTLE_MS / 1000} s at ${width} px wide`);
+          if (!await tab.evaluate(settle, PAGE_TIMEOUT_MS)) throw new PageFailed(`its images and fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
           layouts.push({ viewport: width, ...withOccurrences(await tab.evaluate(measureBoxes, { origin: ORIGIN, backgrounds })) });
         }
         return layouts;

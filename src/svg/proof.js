@@ -15,6 +15,7 @@
  * SVG file being proven is served under a query of its own. Scripts do not
  * run and animations stand still.
  */
+import { PAGE_TIMEOUT_MS, withPageTimeout } from '../browser/page-failed.js';
 import sharp from 'sharp';
 import { ORIGIN } from '../images/layout.js';
 import { encodePath } from '../site/edits.js';
@@ -34,7 +35,6 @@ const BAND = 2048;
 const GROUPS_PER_PAGE = 48;
 /** Pages a tab draws before it is replaced (its renderer exits), so renderers stay small. */
 const PAGES_PER_TAB = 100;
-const LOAD_TIMEOUT_MS = 30_000;
 const PROOF_PATH = '/__pagediet-svg-proof__';
 const VARIANT = 'pagediet-svg';
 
@@ -120,13 +120,13 @@ export class SvgProof {
    * @param {Site} site
    */
   static async open(browser, site) {
-    const contexts = await Promise.all(PROOF_SCALES.map((scale) => browser.newContext({
+    const contexts = await Promise.all(PROOF_SCALES.map(async (scale) => withPageTimeout(await browser.newContext({
       deviceScaleFactor: scale,
       javaScriptEnabled: false,
       serviceWorkers: 'block',
       reducedMotion: 'reduce',
       viewport: { width: PAGE_WIDTH, height: 800 },
-    })));
+    }))));
     const proof = new SvgProof(site, contexts);
     for (const context of contexts) await context.route('**/*', (route) => proof.serve(route));
     return proof;
@@ -254,7 +254,7 @@ export class SvgProof {
     const scale = PROOF_SCALES[index];
     const { page, cdp } = await this.tab(index);
     await page.setViewportSize({ width: PAGE_WIDTH, height: 800 });
-    await page.goto(url, { waitUntil: 'load', timeout: LOAD_TIMEOUT_MS });
+    await page.goto(url, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
     const sizes = /** @type {[number, number][][][]} */ (await page.evaluate(measure));
     const layout = layOut(sizes.map((g) => g[0]), sizes.map((g) => g[1]));
     await page.evaluate(place, layout.cells);
@@ -327,7 +327,7 @@ async function screenshot(page, cdp, clip, scale) {
     const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', clip: { ...clip, scale }, captureBeyondViewport: true, fromSurface: true });
     return Buffer.from(data, 'base64');
   } catch {
-    return page.screenshot({ type: 'png', fullPage: true, omitBackground: true, animations: 'disabled', caret: 'hide', clip, timeout: LOAD_TIMEOUT_MS });
+    return page.screenshot({ type: 'png', fullPage: true, omitBackground: true, animations: 'disabled', caret: 'hide', clip, timeout: PAGE_TIMEOUT_MS });
   }
 }
 

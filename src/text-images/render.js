@@ -13,6 +13,7 @@
  */
 import sharp from 'sharp';
 import { cssColour } from './pixels.js';
+import { withPageTimeout } from '../browser/page-failed.js';
 
 /**
  * @typedef {import('./pixels.js').Rgb} Rgb
@@ -93,7 +94,7 @@ export class RenderSession {
    * @returns {Promise<Tab>}
    */
   static async newTab(browser) {
-    const context = await browser.newContext({ deviceScaleFactor: 1, serviceWorkers: 'block' });
+    const context = withPageTimeout(await browser.newContext({ deviceScaleFactor: 1, serviceWorkers: 'block' }));
     await context.route((url) => url.protocol !== 'data:', (route) => route.abort('blockedbyclient'));
     const page = await context.newPage();
     return { context, page, cdp: await context.newCDPSession(page) };

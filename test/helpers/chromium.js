@@ -57,6 +57,17 @@ export async function openRenderSession({ slotsPerPage } = {}) {
 }
 
 /**
+ * A browser the test started, given where a build's browser is asked for
+ * (src/browser/build-browser.js's get()).
+ * @param {import('playwright-core').Browser} browser
+ * @returns {{ get(): Promise<import('../../src/browser/launch.js').LaunchedBrowser> }}
+ */
+export function asBuildBrowser(browser) {
+  const launched = { browser, candidate: { name: 'test', path: '', source: /** @type {const} */ ('path') }, executable: '', failed: [] };
+  return { get: async () => /** @type {any} */ (launched) };
+}
+
+/**
  * Starts the browser. Close it when done.
  * @param {{ args?: string[] }} [options] args: switches besides CHROMIUM_ARGS
  * @returns {Promise<import('playwright-core').Browser>}
