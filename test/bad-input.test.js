@@ -247,13 +247,13 @@ describe('the per-job time limit', () => {
     const dir = await writeTree(await tempDir(), { 'index.html': page });
     const outDir = path.join(await tempDir(), 'out');
     const result = await build({ input: dir, output: outDir, only: ['precompress'], gzip: 'zopfli', gzipIterations: 1_000_000, jobTimeout: 2, cache: false, configs: false });
-    const gzip = result.warnings.filter((w) => w.message.startsWith('precompress: gzip'));
-    expect(gzip).toEqual([{ file: 'index.html', code: 'compress-failed', severity: 'error', message: 'precompress: gzip: compressText stopped after the 2 s time limit' }]);
+    // One warning for the file, naming each coding that failed. Brotli usually finishes within the limit; on a machine
+    // too busy for that, it is stopped the same way, and named first.
     const written = await readTree(outDir);
+    const brotliStopped = !written.has('index.html.br');
+    const stopped = (/** @type {string} */ coding) => `${coding}: compressText stopped after the 2 s time limit`;
+    expect(result.warnings.filter((w) => w.code === 'compress-failed')).toEqual([{ file: 'index.html', code: 'compress-failed', severity: 'error', message: `precompress: ${[...(brotliStopped ? [stopped('br')] : []), stopped('gzip')].join('; ')}` }]);
     expect(written.get('index.html')?.equals(page)).toBe(true);
     expect(written.has('index.html.gz')).toBe(false);
-    // Brotli usually finishes within the limit; if this machine is too slow for that, it is stopped the same way.
-    const brotli = result.warnings.filter((w) => w.message.startsWith('precompress: br'));
-    expect(written.has('index.html.br')).toBe(brotli.length === 0);
-  }, 60_000);
+  }, 300_000);
 });

@@ -47,7 +47,7 @@ describe('fixtures/modern, built with the defaults', () => {
     built = await Site.read(output);
     browser = await launchChromium();
     // Mostly the photos pass's search on camera-sized photographs: about 6 minutes on 2 cores alone, twice that beside another test file.
-  }, 1_800_000);
+  }, 3_000_000);
 
   afterAll(async () => {
     await browser?.close();

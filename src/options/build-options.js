@@ -11,7 +11,7 @@
  * @property {string} [cacheDir] build: where results are kept between builds (default node_modules/.cache/pagediet of the nearest package)
  * @property {number} [cacheLimit] build: MiB the cache is trimmed to after a build, least recently used first; it keeps what the build used, and as much again of older results, whatever this limit (default 512)
  * @property {number} [memoryBudget] build: MiB of file bytes kept in memory during the build; the rest wait in a scratch directory under $TMPDIR (default 64)
- * @property {number} [jobTimeout] build: stop an encode or OCR job that runs longer and leave its file as it is (0: no limit) (default 300)
+ * @property {number} [jobTimeout] build: stop an encode or OCR job that runs longer and leave its file as it is (0: no limit) (default 1800)
  * @property {number} [threads] build: worker threads (default: the machine's cores)
  * @property {number | string} [betweenVisits] build: the report's repeat visit comes this long after the first (30s, 10m, 2h, 1d, 1w, or seconds): what a browser's cache still holds fresh by then is not asked for (default "1d")
  * @property {number} [textImagesThreshold] text-images: the similarity (0-1) a text image's replacement must reach against the image in Chromium (default 0.8)

@@ -8,6 +8,7 @@
  * The model is svgo's plugins: typed params with their defaults, merged in
  * one place.
  */
+import { DEFAULT_JOB_TIMEOUT_S } from '../util/pool.js';
 import { UserError } from '../errors.js';
 import { boolean, duration, list, text, wholeNumber } from './kinds.js';
 import { parseShard } from '../shard.js';
@@ -81,7 +82,7 @@ export const BUILD_OPTIONS = {
   cacheDir: optional(text('<dir>', { path: true }), 'where results are kept between builds (default node_modules/.cache/pagediet of the nearest package)'),
   cacheLimit: option(wholeNumber({ argument: '<MiB>' }), DEFAULT_CACHE_LIMIT / (1024 * 1024), 'MiB the cache is trimmed to after a build, least recently used first; it keeps what the build used, and as much again of older results, whatever this limit'),
   memoryBudget: option(wholeNumber({ argument: '<MiB>' }), 64, 'MiB of file bytes kept in memory during the build; the rest wait in a scratch directory under $TMPDIR'),
-  jobTimeout: option(wholeNumber({ argument: '<seconds>' }), 300, 'stop an encode or OCR job that runs longer and leave its file as it is (0: no limit)'),
+  jobTimeout: option(wholeNumber({ argument: '<seconds>' }), DEFAULT_JOB_TIMEOUT_S, 'stop an encode or OCR job that runs longer and leave its file as it is (0: no limit)'),
   threads: optional(wholeNumber({ min: 1, max: 1024 }), 'worker threads (default: the machine\'s cores)'),
   betweenVisits: option(duration, '1d', 'the report\'s repeat visit comes this long after the first (30s, 10m, 2h, 1d, 1w, or seconds): what a browser\'s cache still holds fresh by then is not asked for'),
 };

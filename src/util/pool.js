@@ -13,8 +13,15 @@ import { imageErrorReason } from './image-error.js';
 
 const JOBS = new URL('../jobs.js', import.meta.url).href;
 
-/** Default per-job time limit, in seconds: far above any real job (zopfli on a 10 MB file), low enough to end a stuck one. */
-export const DEFAULT_JOB_TIMEOUT_S = 300;
+/**
+ * Default per-job time limit, in seconds: a guard that ends a stuck job, far
+ * above any real one on a machine with every core busy, where a job's wall
+ * time is several times its own (a camera-sized photograph's search takes
+ * a minute or more on a quiet core). A job stopped by the limit keeps its
+ * file, so a limit a busy machine reaches would make the output depend on
+ * the load.
+ */
+export const DEFAULT_JOB_TIMEOUT_S = 1800;
 
 /**
  * Pages (or other documents) of fewer bytes than this in all are worked on in
