@@ -125,7 +125,7 @@ describe('command line', () => {
     }
     const direct = JSON.parse((await cli(['report', 'fixtures/ricochet', out, '--json', '--network', 'wan-1997', '--protocol', 'h2', '--visit', 'first'])).stdout);
     expect(direct.savings.map((s) => [s.protocol, s.visit, s.requests.before, s.requests.after])).toEqual([['h2', 'first', totals.requestsBefore, totals.requestsAfter]]);
-  });
+  }, 600_000); // a build of ricochet with its report: under a minute alone, over a minute beside a busy test run
 
   it('report --visit repeat --between-visits: only the repeat visit, that long after the first', async () => {
     const result = await cli(['report', 'fixtures/ricochet', 'fixtures/ricochet', '--json', '--network', 'cable', '--protocol', 'h2', '--visit', 'repeat', '--between-visits', '30m']);

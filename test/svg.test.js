@@ -166,23 +166,30 @@ describe('svg on a small site', () => {
     const browser = await launchChromium();
     try {
       for (const scale of [1, 2]) {
+        // What the page draws from other files (the <use> and the mask of icons.svg) can land a frame after the
+        // page looks settled on a busy machine: the pair is taken again, up to three times, until it shows the same
+        // pixels. A real difference in rendering stays in every pair.
         /** @type {Buffer[]} */
-        const shots = [];
-        for (const root of [input, out]) {
-          const context = await browser.newContext({ deviceScaleFactor: scale, viewport: { width: 400, height: 400 } });
-          await context.route('**/*', async (route) => {
-            const url = new URL(route.request().url());
-            if (url.origin !== 'http://svg.test') return route.abort();
-            const file = path.join(root, decodeURIComponent(url.pathname));
-            const type = { '.html': 'text/html', '.css': 'text/css', '.svg': 'image/svg+xml', '.js': 'text/javascript' }[path.extname(file)] ?? 'application/octet-stream';
-            return route.fulfill({ status: 200, body: await fs.readFile(file), headers: { 'content-type': type } });
-          });
-          const page = await context.newPage();
-          await page.goto('http://svg.test/index.html', { waitUntil: 'load' });
-          // The image loaded (a broken image on both sides would prove nothing).
-          expect(await page.evaluate(() => /** @type {HTMLImageElement} */ (document.querySelector('img')).naturalWidth)).toBe(48);
-          shots.push(await settledScreenshot(page));
-          await context.close();
+        let shots = [];
+        for (let attempt = 0; attempt < 3; attempt++) {
+          shots = [];
+          for (const root of [input, out]) {
+            const context = await browser.newContext({ deviceScaleFactor: scale, viewport: { width: 400, height: 400 } });
+            await context.route('**/*', async (route) => {
+              const url = new URL(route.request().url());
+              if (url.origin !== 'http://svg.test') return route.abort();
+              const file = path.join(root, decodeURIComponent(url.pathname));
+              const type = { '.html': 'text/html', '.css': 'text/css', '.svg': 'image/svg+xml', '.js': 'text/javascript' }[path.extname(file)] ?? 'application/octet-stream';
+              return route.fulfill({ status: 200, body: await fs.readFile(file), headers: { 'content-type': type } });
+            });
+            const page = await context.newPage();
+            await page.goto('http://svg.test/index.html', { waitUntil: 'load' });
+            // The image loaded (a broken image on both sides would prove nothing).
+            expect(await page.evaluate(() => /** @type {HTMLImageElement} */ (document.querySelector('img')).naturalWidth)).toBe(48);
+            shots.push(await settledScreenshot(page));
+            await context.close();
+          }
+          if (shots[0].equals(shots[1])) break;
         }
         const [before, after] = await Promise.all(shots.map((png) => sharp(png).raw().toBuffer()));
         expect(before.length).toBeGreaterThan(0);
