@@ -29,13 +29,17 @@
 // os.tmpdir()/pagediet-bench-corpus.json (or --json <file>).
 //
 // Run: npm run bench:corpus -- DIR... [--sample 10] [--sources file.json]
-//   [--skip <passes>] [--pages /a.html,/b.html] [--timeout <minutes>] [--max-height 16384]
+//   [--skip <passes>] [--pages /a.html,/b.html] [--timeout <minutes>] [--stall <minutes>] [--max-height 16384]
 //   [--shots dir] [--json file] [--keep] [--no-record]
 // --sources: a JSON object keyed by each DIR's base name with { kind,
 // repository, commit, licence, folder } (default: sources.json beside the
 // DIRs, when there is one), for the table's first column. --skip passes the
 // build a --skip (to find which pass makes a difference); --pages visits
-// those pages instead of the sample.
+// those pages instead of the sample. With CI set, the build's progress lines
+// are passed on as they come. A build whose processes use less than a second
+// of CPU in --stall minutes (default 10), or a visit that has not ended in
+// that time, is stopped and reported as stalled, with the build's last
+// progress line; a build is stopped after --timeout minutes (default 90).
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import fs from 'node:fs/promises';
@@ -59,8 +63,11 @@ const STILL_CSS = '*,*::before,*::after{animation:none!important;transition:none
 /** Elements whose boxes the layout comparison leaves out: passes add or move them without changing what is drawn. */
 const UNDRAWN = ['picture', 'source', 'script', 'style', 'link', 'meta', 'template', 'noscript'];
 
+/** A progress line of the build's CI log ("pagediet: <phase>[ (step n/m)]: ..."), not its messages. */
+const PROGRESS_LINE = /^pagediet: (?!internal error)[\w-]+( \(|:)/;
+
 /** Options with a value, and what is left: the sites' folders. */
-const VALUED = ['sample', 'sources', 'skip', 'pages', 'timeout', 'max-height', 'shots', 'json'];
+const VALUED = ['sample', 'sources', 'skip', 'pages', 'timeout', 'stall', 'max-height', 'shots', 'json'];
 /** @type {Record<string, string>} */
 const opts = {};
 /** @type {string[]} */
@@ -73,11 +80,12 @@ for (let i = 2; i < process.argv.length; i++) {
   else dirs.push(path.resolve(arg));
 }
 if (dirs.length === 0) {
-  console.error('usage: npm run bench:corpus -- DIR... [--sample 10] [--sources file.json] [--skip <passes>] [--pages /a.html,...] [--timeout <minutes>] [--max-height px] [--shots dir] [--json file] [--keep] [--no-record]');
+  console.error('usage: npm run bench:corpus -- DIR... [--sample 10] [--sources file.json] [--skip <passes>] [--pages /a.html,...] [--timeout <minutes>] [--stall <minutes>] [--max-height px] [--shots dir] [--json file] [--keep] [--no-record]');
   process.exit(1);
 }
 const SAMPLE = Number(opts.sample ?? 10);
 const TIMEOUT_MS = Number(opts.timeout ?? 90) * 60_000;
+const STALL_MS = Number(opts.stall ?? 10) * 60_000;
 const MAX_HEIGHT = Number(opts['max-height'] ?? 16384);
 const SHOTS = path.resolve(opts.shots ?? path.join(os.tmpdir(), 'pagediet-corpus'));
 const JSON_OUT = path.resolve(opts.json ?? path.join(os.tmpdir(), 'pagediet-bench-corpus.json'));
@@ -86,7 +94,7 @@ const BUILD_FLAGS = opts.skip ? ['--skip', opts.skip] : [];
 
 /**
  * @typedef {{ kind?: string, repository?: string, commit?: string, licence?: string, folder?: string }} Source
- * @typedef {{ exitCode: number | null, signal: string | null, timedOut: boolean, wallSeconds: number, cpuSeconds: number | null, peakRssMB: number | null, internalError: string | null, stderrTail: string }} BuildRun
+ * @typedef {{ exitCode: number | null, signal: string | null, timedOut: boolean, stalled: boolean, wallSeconds: number, cpuSeconds: number | null, peakRssMB: number | null, internalError: string | null, lastProgress: string | null, stderrTail: string }} BuildRun
  * @typedef {{ code: string, severity: string, file: string, message: string }} Warning
  * @typedef {{ severity: string, count: number, examples: { file: string, message: string }[] }} WarningGroup
  * @typedef {{ bytes: number, requests: number, failed: number }} Fetched
@@ -126,7 +134,33 @@ function brotliFigure() {
 }
 
 /**
+ * CPU seconds (user + system) of the processes of a process group, read from
+ * /proc (Linux); null elsewhere. Chromium, which playwright-core starts in a
+ * group of its own, is not in it: this is pagediet's own node processes.
+ * @param {number} group
+ */
+async function groupCpuSeconds(group) {
+  try {
+    let ticks = 0;
+    for (const pid of await fs.readdir('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      const stat = await fs.readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      // Fields after the command's closing parenthesis: state ppid pgrp ... utime (14) stime (15).
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === group) ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    return ticks / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Runs the default build of a site in a child process, measured by GNU time; never throws.
+ * CI=1 makes its progress a line every few seconds on stderr, so the last
+ * line says where a build that hangs stopped; a build whose processes use
+ * less than a second of CPU in --stall minutes (10) is stopped as stalled,
+ * one that runs longer than --timeout minutes (90) as timed out.
  * @param {string} input
  * @param {string} out
  * @returns {Promise<{ run: BuildRun, stdout: string }>}
@@ -136,23 +170,45 @@ async function build(input, out) {
   const report = path.join(os.tmpdir(), `pagediet-bench-corpus-time-${process.pid}-${Date.now()}`);
   const args = [BIN, 'build', input, '--out', out, '--no-cache', '--json', '--no-report', ...BUILD_FLAGS];
   const t0 = performance.now();
-  /** @type {{ code: number | null, signal: NodeJS.Signals | null, timedOut: boolean, stdout: string, stderr: string }} */
+  /** @type {{ code: number | null, signal: NodeJS.Signals | null, timedOut: boolean, stalled: boolean, stdout: string, stderr: string }} */
   const result = await new Promise((resolve) => {
     const child = spawn(timed ? GNU_TIME : process.execPath, timed ? ['-f', '%U %S %M', '-o', report, process.execPath, ...args] : args, {
-      cwd: ROOT, env: { ...process.env, PAGEDIET_DEBUG: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+      cwd: ROOT, env: { ...process.env, PAGEDIET_DEBUG: '1', CI: '1' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
     });
     /** @type {Buffer[]} */
     const stdout = [];
     /** @type {Buffer[]} */
     const stderr = [];
     let timedOut = false;
-    // The build and its Chromium are a process group of their own: a timeout ends all of it.
-    const timer = TIMEOUT_MS > 0 ? setTimeout(() => { timedOut = true; if (child.pid) process.kill(-child.pid, 'SIGTERM'); }, TIMEOUT_MS) : null;
+    let stalled = false;
+    // The build is a process group of its own: a timeout ends all of it (its Chromium ends with its pipe).
+    const stop = () => { if (child.pid) try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ } };
+    const timer = TIMEOUT_MS > 0 ? setTimeout(() => { timedOut = true; stop(); }, TIMEOUT_MS) : null;
+    /** @type {{ at: number, cpu: number }[]} */
+    const samples = [];
+    const watch = STALL_MS > 0 ? setInterval(async () => {
+      const cpu = child.pid ? await groupCpuSeconds(child.pid) : null;
+      if (cpu === null) return;
+      samples.push({ at: performance.now(), cpu });
+      const old = samples.find((x) => x.at <= performance.now() - STALL_MS);
+      if (old && cpu - old.cpu < 1 && !stalled) { stalled = true; stop(); }
+      while (samples.length > 1 && samples[1].at <= performance.now() - STALL_MS) samples.shift();
+    }, 15_000) : null;
     child.stdout.on('data', (b) => stdout.push(b));
-    child.stderr.on('data', (b) => stderr.push(b));
+    // In a CI log (CI set) the build's progress lines are passed on as they come, indented under the site.
+    let partial = '';
+    child.stderr.on('data', (b) => {
+      stderr.push(b);
+      if (!process.env.CI) return;
+      const text = partial + b.toString();
+      const lines = text.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) if (PROGRESS_LINE.test(line)) console.log(`  | ${line}`);
+    });
     child.on('close', (code, signal) => {
       if (timer) clearTimeout(timer);
-      resolve({ code, signal, timedOut, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() });
+      if (watch) clearInterval(watch);
+      resolve({ code, signal, timedOut, stalled, stdout: Buffer.concat(stdout).toString(), stderr: Buffer.concat(stderr).toString() });
     });
   });
   const wallSeconds = (performance.now() - t0) / 1000;
@@ -169,15 +225,21 @@ async function build(input, out) {
   // GNU time reports a command killed by a signal as exit code 128 + N, and so does the shell.
   const exitCode = result.code;
   const stderr = result.stderr;
-  const internal = !result.timedOut && (exitCode === 2 || (exitCode !== 0 && exitCode !== 1) || /internal error/i.test(stderr));
-  const lines = stderr.trim().split('\n');
+  // Progress lines ("pagediet: <pass>: ...") apart, stderr is what the build said.
+  const all = stderr.trim().split('\n');
+  const progress = all.filter((l) => PROGRESS_LINE.test(l));
+  const lines = all.filter((l) => !progress.includes(l));
+  const lastProgress = progress.at(-1) ?? null;
+  const internal = !result.timedOut && (result.stalled || exitCode === 2 || (exitCode !== 0 && exitCode !== 1) || /internal error/i.test(stderr));
   let internalError = null;
-  if (internal) {
+  if (result.stalled) {
+    internalError = `stalled: less than 1 s of CPU in ${STALL_MS / 60_000} minutes, stopped after ${round(wallSeconds, 0)} s; last progress: ${lastProgress ?? 'none'}`;
+  } else if (internal) {
     const at = lines.findIndex((l) => /internal error|^\S*Error\b|^Error:/.test(l));
     internalError = (at >= 0 ? lines.slice(at, at + 12) : lines.slice(-12)).join('\n') || `exit code ${exitCode}${result.signal ? `, signal ${result.signal}` : ''}`;
   }
   return {
-    run: { exitCode, signal: result.signal, timedOut: result.timedOut, wallSeconds: round(wallSeconds, 1), cpuSeconds, peakRssMB, internalError, stderrTail: lines.slice(-20).join('\n') },
+    run: { exitCode, signal: result.signal, timedOut: result.timedOut, stalled: result.stalled, wallSeconds: round(wallSeconds, 1), cpuSeconds, peakRssMB, internalError, lastProgress, stderrTail: lines.slice(-20).join('\n') },
     stdout: result.stdout,
   };
 }
@@ -207,6 +269,9 @@ function groupWarnings(warnings) {
  */
 async function see(browser, url) {
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, reducedMotion: 'reduce' });
+  // A visit that has not ended in --stall minutes closes its context: every call still waiting on the page then fails.
+  let stalled = false;
+  const guard = STALL_MS > 0 ? setTimeout(() => { stalled = true; context.close().catch(() => {}); }, STALL_MS) : null;
   try {
     const page = await context.newPage();
     const cdp = await context.newCDPSession(page);
@@ -305,8 +370,13 @@ async function see(browser, url) {
     const size = await page.evaluate(() => ({ width: document.documentElement.scrollWidth, height: Math.max(document.documentElement.scrollHeight, document.body?.scrollHeight ?? 0) }));
     const truncated = size.height > MAX_HEIGHT;
     const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', timeout: 120_000, ...(truncated && { clip: { x: 0, y: 0, width: size.width, height: MAX_HEIGHT } }) });
+    if (stalled) throw new Error('closed');
     return { fetched, boxes, width: size.width, height: size.height, truncated, png, stuck };
+  } catch (error) {
+    if (stalled) throw new Error(`stalled: the visit had not ended after ${STALL_MS / 60_000} minutes`);
+    throw error;
   } finally {
+    if (guard) clearTimeout(guard);
     await context.close();
   }
 }
@@ -465,7 +535,8 @@ for (const dir of dirs) {
   console.log(`\n${site}: ${all.length} pages${source.kind ? `, ${source.kind}` : ''}${source.repository ? `, ${source.repository}@${(source.commit ?? '').slice(0, 8)}` : ''}`);
   const out = path.join(work, site);
   const { run, stdout } = await build(dir, out);
-  console.log(`  build: exit ${run.exitCode}${run.timedOut ? ' (timed out)' : ''}, ${run.wallSeconds} s wall, ${run.cpuSeconds ?? '?'} s CPU, ${run.peakRssMB ?? '?'} MB peak`);
+  console.log(`  build: exit ${run.exitCode}${run.timedOut ? ' (timed out)' : ''}${run.stalled ? ' (stalled)' : ''}, ${run.wallSeconds} s wall, ${run.cpuSeconds ?? '?'} s CPU, ${run.peakRssMB ?? '?'} MB peak`);
+  if (run.exitCode !== 0) console.log(`  last progress: ${run.lastProgress ?? 'none'}`);
   if (run.internalError) console.log(`  INTERNAL ERROR:\n${run.internalError.replace(/^/gm, '    ')}`);
   /** @type {{ warnings: Warning[], passes: { name: string, ms: number }[], totals: Record<string, number> } | null} */
   let summary = null;
