@@ -37,6 +37,7 @@ export const MESSAGE_CODES = /** @type {const} */ ({
   'css-unterminated-comment': code('info', 'style sheets with a comment never closed'),
   'frame-loop': code('info', 'frames that contain each other'),
   'import-cycle': code('info', '@import cycles'),
+  'integrity-stale': code('info', 'integrity attributes that name other bytes than their file\'s: browsers refuse the file; left as they are'),
   'config-exists': code('info', 'server configs in the input, or files of their names pagediet did not write: kept'),
   'no-pages': code('warning', 'no page in the input'),
   'cache-lost': code('info', 'builds whose cache lost what a replayed pass wrote: built again without replaying'),
@@ -78,6 +79,7 @@ export const MESSAGE_CODES = /** @type {const} */ ({
   'text-undrawable': code('warning', 'text images whose text cannot be drawn to compare: kept'),
   // The build's tools.
   'no-browser': code('warning', 'no browser to prove replacements in: text images kept'),
+  'integrity-updated': code('info', 'pages whose integrity attributes now name the new bytes of the files passes changed'),
   'browser-fallback': code('info', 'browsers that did not start: another one was used'),
   'zstd-unavailable': code('warning', 'no zstd in this Node.js: no .zst files'),
   'configs-shard': code('info', 'shards write no server configs'),

@@ -16,6 +16,7 @@ import { summarize } from './summary.js';
 import { WorkerPool, jobFailure } from './util/pool.js';
 import { BuildBrowser } from './browser/build-browser.js';
 import { findInPage } from './site/page-findings.js';
+import { integrityPins, refreshIntegrity } from './site/integrity.js';
 import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
 import { shardSlice } from './shard.js';
 import { PassMemo, ReplayBytesLost, record, replay, snapshot } from './pass-memo.js';
@@ -158,6 +159,17 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
     const inputBytes = totalBytes(site);
     const { requests: requestsBefore, bytes: pageBytesBefore } = pageWeights(site);
 
+    // Integrity attributes that hold on the input are kept true as passes change the files they name.
+    const pins = await integrityPins(site);
+    for (const { page, target } of pins.stale) site.warn(page, 'integrity-stale', `the integrity attribute of ${target} names other bytes: browsers refuse the file, as before`);
+    /** @type {Set<string>} */
+    const integrityUpdated = new Set();
+    const keepIntegrity = async () => {
+      if (pins.pages.size === 0) return;
+      await site.parsePending();
+      for (const page of await refreshIntegrity(site, pins)) integrityUpdated.add(page);
+    };
+
     const work = { jobs: 0, cacheHits: 0, passesReplayed: 0 };
     /** @type {PassContext['compute']} */
     const compute = async (job, bytes, jobOptions) => {
@@ -197,6 +209,7 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
         if (known) {
           reports.push(await replayPass(pass, site, known, progress));
           work.passesReplayed++;
+          await keepIntegrity();
           continue;
         }
         // What replayed passes wrote is parsed before a pass reads it.
@@ -205,8 +218,10 @@ async function buildSite(options, passes, plan, { started, replay: mayReplay, lo
         const report = await runPass(pass, site, { options: passOptions, threads, compute, cache: mayReplay ? cache : null, code, browser }, progress);
         reports.push(report);
         if (memo && key) await memo.store(key, record(site, before, report), site);
+        await keepIntegrity();
       }
       await site.parsePending();
+      for (const page of integrityUpdated) site.warn(page, 'integrity-updated', 'integrity attributes set to the hashes of the new bytes of the files they load');
     } finally {
       await browser.close();
       await pool.close();

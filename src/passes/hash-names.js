@@ -21,6 +21,7 @@ import path from 'node:path';
 import { prune } from '../images/options.js';
 import { cachePolicy, isFingerprinted, isPage } from '../configs/shared.js';
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
+import { changedPinnedFiles } from '../site/integrity.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -55,11 +56,12 @@ export default {
   options,
   async run(site, ctx) {
     const { loads, fromFingerprinted } = loadingKinds(site);
+    const renamed = await changedPinnedFiles(site);
     /** @type {SiteFile[]} */
     const candidates = [];
     for (const file of [...site.files.values()]) {
       if (file.role === 'page' || isPage(file.path)) continue;
-      const reason = skipReason(file.path, loads.get(file.path), fromFingerprinted.has(file.path));
+      const reason = skipReason(file.path, loads.get(file.path), fromFingerprinted.has(file.path), renamed.has(file.path));
       if (reason) ctx.decide({ file: file.path, action: 'skipped', reason });
       else candidates.push(file);
     }
@@ -174,10 +176,12 @@ function loadingKinds(site) {
  * @param {string} sitePath
  * @param {Set<ReferenceKind> | undefined} kinds what loads it, of the documents whose references are rewritten
  * @param {boolean} [fromFingerprinted] whether a document with a fingerprinted name loads it
+ * @param {boolean} [pinnedAndChanged] whether a page loads it with an integrity attribute and this build changed its
+ *   bytes: a fingerprinted name then gets a new hash too, or a browser that cached the old bytes would refuse them
  * @returns {string | null}
  */
-export function skipReason(sitePath, kinds, fromFingerprinted = false) {
-  if (isFingerprinted(sitePath)) return 'name already fingerprinted';
+export function skipReason(sitePath, kinds, fromFingerprinted = false, pinnedAndChanged = false) {
+  if (isFingerprinted(sitePath) && !pinnedAndChanged) return 'name already fingerprinted';
   if (!kinds) return fromFingerprinted ? 'loaded only by files with fingerprinted names, which keep their bytes' : 'not loaded by any page or style sheet';
   // A preload is a hint for a request something else makes: when nothing pagediet reads makes it, a script
   // does, by this name, and a preload of another name would be fetched for nothing.

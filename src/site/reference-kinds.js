@@ -53,6 +53,7 @@ const LINK_REL_KINDS = /** @type {Record<string, ReferenceKind>} */ ({
 export function linkKind(rel) {
   const rels = rel.toLowerCase().split(/\s+/).filter(Boolean);
   if (rels.includes('alternate')) return 'link';
-  for (const r of rels) if (LINK_REL_KINDS[r]) return LINK_REL_KINDS[r];
+  // "preload stylesheet" (Hugo's themes) is a style sheet: the relations are taken in the table's order, not the attribute's.
+  for (const [r, kind] of Object.entries(LINK_REL_KINDS)) if (rels.includes(r)) return kind;
   return 'link';
 }
