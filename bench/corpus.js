@@ -261,6 +261,31 @@ function groupWarnings(warnings) {
   return Object.fromEntries([...groups].sort((a, b) => b[1].count - a[1].count));
 }
 
+/** A decision that a change failed its proof, or could not be proven: the change was right to be refused, and something read or encoded wrongly. */
+const PROOF_FAILED = /failed its pixel check|decoders disagree|not proven|ruled out|drew other pixels/;
+/** Warnings of a proof that could not run. */
+const PROOF_CODES = new Set(['job-failed', 'render-failed', 'layout-failed']);
+
+/**
+ * Changes a build refused because their proof failed or could not run, by pass, with up to five examples.
+ * @param {{ warnings: Warning[], passes: { name: string, decisions?: { file: string, action: string, reason: string }[] }[] } | null} summary
+ */
+function proofFailures(summary) {
+  /** @type {Record<string, number>} */
+  const byPass = {};
+  /** @type {string[]} */
+  const examples = [];
+  const count = (/** @type {string} */ pass, /** @type {string} */ example) => {
+    byPass[pass] = (byPass[pass] ?? 0) + 1;
+    if (examples.length < 5) examples.push(example.length > 240 ? `${example.slice(0, 240)}…` : example);
+  };
+  for (const pass of summary?.passes ?? []) {
+    for (const d of pass.decisions ?? []) if (PROOF_FAILED.test(d.reason)) count(pass.name, `${pass.name} ${d.file}: ${d.reason}`);
+  }
+  for (const w of summary?.warnings ?? []) if (PROOF_CODES.has(w.code)) count(w.message.split(':')[0], `${w.code} ${w.file}: ${w.message}`);
+  return { count: Object.values(byPass).reduce((a, b) => a + b, 0), byPass, examples };
+}
+
 /**
  * A page of a site, as a first visit and then as still as it can be made.
  * @param {import('playwright-core').Browser} browser
@@ -538,7 +563,7 @@ for (const dir of dirs) {
   console.log(`  build: exit ${run.exitCode}${run.timedOut ? ' (timed out)' : ''}${run.stalled ? ' (stalled)' : ''}, ${run.wallSeconds} s wall, ${run.cpuSeconds ?? '?'} s CPU, ${run.peakRssMB ?? '?'} MB peak`);
   if (run.exitCode !== 0) console.log(`  last progress: ${run.lastProgress ?? 'none'}`);
   if (run.internalError) console.log(`  INTERNAL ERROR:\n${run.internalError.replace(/^/gm, '    ')}`);
-  /** @type {{ warnings: Warning[], passes: { name: string, ms: number }[], totals: Record<string, number> } | null} */
+  /** @type {{ warnings: Warning[], passes: { name: string, ms: number, decisions?: { file: string, action: string, reason: string }[] }[], totals: Record<string, number> } | null} */
   let summary = null;
   try {
     summary = JSON.parse(stdout);
@@ -548,6 +573,8 @@ for (const dir of dirs) {
   const warnings = groupWarnings(summary?.warnings ?? []);
   for (const [code, g] of Object.entries(warnings)) console.log(`  ${g.severity} ${code}: ${g.count} (e.g. ${g.examples[0].file}: ${g.examples[0].message})`);
   const passMs = Object.fromEntries((summary?.passes ?? []).map((p) => [p.name, p.ms]));
+  const proofs = proofFailures(summary);
+  for (const example of proofs.examples) console.log(`  proof failure: ${example}`);
   /** @type {PageResult[]} */
   let visited = [];
   if (run.exitCode === 0 && existsSync(out)) visited = await comparePages(site, dir, out, pages);
@@ -556,7 +583,7 @@ for (const dir of dirs) {
   const differing = visited.filter((v) => (v.pixels ?? 0) > 0);
   const moved = visited.filter((v) => v.layout?.changed);
   const result = {
-    site, dir, source, pages: all.length, sampled: pages, build: run, totals: summary?.totals ?? null, passMs, warnings,
+    site, dir, source, pages: all.length, sampled: pages, build: run, totals: summary?.totals ?? null, passMs, warnings, proofFailures: proofs,
     firstVisit: { before: { bytes: sum('before', 'bytes'), requests: sum('before', 'requests'), failed: sum('before', 'failed') }, after: { bytes: sum('after', 'bytes'), requests: sum('after', 'requests'), failed: sum('after', 'failed') } },
     visited,
   };
@@ -566,14 +593,14 @@ for (const dir of dirs) {
   const info = Object.values(warnings).filter((g) => g.severity === 'info').reduce((n, g) => n + g.count, 0);
   const failedVisits = visited.filter((v) => v.error).length;
   const name = `${site}${source.kind ? ` (${source.kind}` : ' ('}${source.repository ? `, ${source.repository}@${(source.commit ?? '').slice(0, 7)}` : ''})`;
-  rows.push(`| ${name} | ${all.length.toLocaleString('en-US')} | ${run.timedOut ? `> ${run.wallSeconds}` : run.wallSeconds} s (${run.cpuSeconds ?? '?'} s CPU) | ${ok.length ? `${kB(result.firstVisit.before.bytes)} → ${kB(result.firstVisit.after.bytes)}` : '–'} | ${ok.length ? `${result.firstVisit.before.requests} → ${result.firstVisit.after.requests}` : '–'} | ${topWarnings}${info ? `; info ${info}` : ''} | ${run.internalError ? `**1**: ${run.internalError.split('\n')[0].slice(0, 160)}` : run.exitCode === 0 ? '0' : `exit ${run.exitCode}`} | ${differing.length ? differing.map((v) => `${decodeURIComponent(v.page)} (${v.pixels} px)`).join(', ') : visited.length ? 'none' : '–'}${failedVisits ? `; ${failedVisits} visits failed` : ''} | ${moved.length ? moved.map((v) => decodeURIComponent(v.page)).join(', ') : visited.length ? 'none' : '–'} |`);
+  rows.push(`| ${name} | ${all.length.toLocaleString('en-US')} | ${run.timedOut ? `> ${run.wallSeconds}` : run.wallSeconds} s (${run.cpuSeconds ?? '?'} s CPU) | ${ok.length ? `${kB(result.firstVisit.before.bytes)} → ${kB(result.firstVisit.after.bytes)}` : '–'} | ${ok.length ? `${result.firstVisit.before.requests} → ${result.firstVisit.after.requests}` : '–'} | ${topWarnings}${info ? `; info ${info}` : ''} | ${run.internalError ? `**1**: ${run.internalError.split('\n')[0].slice(0, 160)}` : run.exitCode === 0 ? '0' : `exit ${run.exitCode}`} | ${proofs.count ? `${proofs.count} (${Object.entries(proofs.byPass).map(([pass, n]) => `${pass} ${n}`).join(', ')})` : '0'} | ${differing.length ? differing.map((v) => `${decodeURIComponent(v.page)} (${v.pixels} px)`).join(', ') : visited.length ? 'none' : '–'}${failedVisits ? `; ${failedVisits} visits failed` : ''} | ${moved.length ? moved.map((v) => decodeURIComponent(v.page)).join(', ') : visited.length ? 'none' : '–'} |`);
   console.log(`  first visit of ${ok.length} pages: ${kB(result.firstVisit.before.bytes)}, ${result.firstVisit.before.requests} requests → ${kB(result.firstVisit.after.bytes)}, ${result.firstVisit.after.requests} requests; ${differing.length} screenshots differ, ${moved.length} layouts changed`);
   if (!KEEP) await fs.rm(out, { recursive: true, force: true });
   else console.log(`  output kept in ${out}`);
   await fs.writeFile(JSON_OUT, `${JSON.stringify({ date: new Date().toISOString(), machine, brotliMs, buildFlags: BUILD_FLAGS, sites: results }, null, 2)}\n`);
 }
 
-const header = ['| site (kind, repository@commit) | pages | build (wall, CPU) | first-visit bytes, sampled pages: before → after | requests: before → after | warnings by code (top 4; info messages) | internal errors | pages whose screenshot differs (pixels) | pages whose layout changed |', '| --- | ---: | ---: | ---: | ---: | --- | --- | --- | --- |'];
+const header = ['| site (kind, repository@commit) | pages | build (wall, CPU) | first-visit bytes, sampled pages: before → after | requests: before → after | warnings by code (top 4; info messages) | internal errors | proof failures | pages whose screenshot differs (pixels) | pages whose layout changed |', '| --- | ---: | ---: | ---: | ---: | --- | --- | ---: | --- | --- |'];
 const table = [...header, ...rows].join('\n');
 console.log(`\n${table}\n`);
 const seconds = round((performance.now() - started) / 1000, 0);

@@ -6,6 +6,7 @@ import { decodeGif, readGifStructure } from '../gif.js';
 import { MIN_IMAGE_DATA_BYTES, PNG_FRAMING_BYTES, encodePng } from '../png/encode.js';
 import { lossyWebp } from '../lossy.js';
 import { COLOR_TYPES, guarded, rgbaOf, sameVisiblePixels, samePixels } from './results.js';
+import { imageErrorReason } from '../../util/image-error.js';
 
 /**
  * @typedef {import('./results.js').ImageJobOptions} ImageJobOptions
@@ -27,7 +28,8 @@ export async function gifToPng({ bytes: input, options }) {
     const structure = readGifStructure(bytes);
     const frame = gif.frames[0].data;
     // What browsers show is what decodeGif composites; sharp's own decoder must agree, or the GIF is odd enough to leave alone.
-    const viaSharp = await rgbaOf(bytes, options.maxPixels);
+    const viaSharp = await rgbaOf(bytes, options.maxPixels).catch((/** @type {unknown} */ error) => imageErrorReason(error));
+    if (typeof viaSharp === 'string') return { status: 'kept', reason: `decoders disagree: pagediet's reads it, sharp's cannot (${viaSharp})`, warnings: gif.warnings };
     if (!sameVisiblePixels(viaSharp, frame)) return { status: 'kept', reason: 'decoders disagree on its pixels', warnings: gif.warnings };
     const palette = structure.frames[0].localPalette ?? structure.globalPalette ?? [];
     const encoded = await encodePng(
