@@ -108,6 +108,25 @@ describe('css after the image passes', () => {
   }, 60_000);
 });
 
+describe('css and Content-Security-Policy', () => {
+  it('keeps the <style> blocks and style attributes of a page whose policy allows styles by hash, and minifies those of a page whose policy does not', async () => {
+    const style = '<style>\n  p {\n    color: red;\n  }\n</style>';
+    const hashed = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'self'; style-src 'sha256-4ydsbHkSnBb0KnRW3jTeFP6M4XXWC+shzWnaLz2+Uvs='">${style}</head><body><p style="color : blue">x</p></body></html>`;
+    // A hash for scripts only: styles are not pinned.
+    const scriptsOnly = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="script-src 'sha256-4ydsbHkSnBb0KnRW3jTeFP6M4XXWC+shzWnaLz2+Uvs='">${style}</head><body><p>x</p></body></html>`;
+    const byDefault = `<!DOCTYPE html><html><head><meta http-equiv="content-security-policy" content="default-src 'sha384-AAAA'">${style}</head><body><p>x</p></body></html>`;
+    const input = await writeTree(await tempDir(), { 'hashed.html': hashed, 'scripts-only.html': scriptsOnly, 'default.html': byDefault });
+    const out = path.join(await tempDir(), 'out');
+    const summary = await build({ input, output: out, only: ['css'], cache: false });
+    expect(await fs.readFile(path.join(out, 'hashed.html'), 'utf8')).toBe(hashed);
+    expect(await fs.readFile(path.join(out, 'default.html'), 'utf8')).toBe(byDefault);
+    expect(await fs.readFile(path.join(out, 'scripts-only.html'), 'utf8')).toBe(scriptsOnly.replace(style, '<style>p{color:red}</style>'));
+    const reason = 'CSS kept: every <style> and style attribute: its Content-Security-Policy allows styles by hash: a changed one would not apply';
+    expect(passReport(summary, 'css').decisions.filter((d) => d.action === 'kept').map((d) => `${d.file}: ${d.reason}`).sort()).toEqual([`default.html: ${reason}`, `hashed.html: ${reason}`]);
+    expect(summary.warnings).toEqual([]);
+  });
+});
+
 describe('css and charsets', () => {
   it('minifies a windows-1252 page\'s <style> in windows-1252, and keeps a style attribute that would not get smaller', async () => {
     const out = path.join(await tempDir(), 'out');

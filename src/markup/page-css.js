@@ -33,7 +33,13 @@ export function pageCssEdits(view, { shortcut = true } = {}) {
   // A page with no <style> and no style attribute has no CSS of its own: nothing to parse for.
   if (!/<style|style[\t\n\f\r ]*=/i.test(view.text)) return result;
   if (shortcut && styleBlocksMinimal(view)) return result;
-  for (const node of nodes(parsePage(view))) {
+  const root = parsePage(view);
+  // A Content-Security-Policy that allows inline styles by hash would refuse a changed one.
+  if (/content-security-policy/i.test(view.text) && [...nodes(root)].some(stylesByHash)) {
+    result.kept.push({ what: 'every <style> and style attribute', code: 'css-csp-hash', reason: 'its Content-Security-Policy allows styles by hash: a changed one would not apply' });
+    return result;
+  }
+  for (const node of nodes(root)) {
     if (!isElement(node)) continue;
     const el = node;
     const line = /** @type {{ startLine?: number } | null} */ (location(el))?.startLine ?? 0;
@@ -57,6 +63,20 @@ export function pageCssEdits(view, { shortcut = true } = {}) {
     }
   }
   return result;
+}
+
+/**
+ * Whether a node is a `<meta http-equiv=Content-Security-Policy>` with a hash
+ * source ('sha256-…') that applies to styles: in style-src, style-src-elem,
+ * style-src-attr, or default-src when the policy has no style-src.
+ * @param {import('domhandler').AnyNode} node
+ */
+function stylesByHash(node) {
+  if (!isElement(node) || node.name !== 'meta' || !/^[\t\n\f\r ]*content-security-policy[\t\n\f\r ]*$/i.test(node.attribs['http-equiv'] ?? '')) return false;
+  const directives = new Map((node.attribs.content ?? '').split(';').map((d) => d.trim().split(/[\t\n\f\r ]+/)).filter((d) => d[0]).map((d) => [d[0].toLowerCase(), d.slice(1).join(' ')]));
+  const hashed = (/** @type {string | undefined} */ sources) => sources !== undefined && /'sha(256|384|512)-/i.test(sources);
+  const styles = ['style-src', 'style-src-elem', 'style-src-attr'].filter((d) => directives.has(d));
+  return styles.length ? styles.some((d) => hashed(directives.get(d))) : hashed(directives.get('default-src'));
 }
 
 /**
