@@ -14,7 +14,7 @@
  * overlay, which font files each page fetches: the proof that a page is
  * drawn with the subset alone.
  */
-import { PAGE_TIMEOUT_MS, PageFailed, firstLine, withPageTimeout } from '../browser/page-failed.js';
+import { PAGE_TIMEOUT_MS, PageFailed, firstLine, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
 import { ORIGIN } from '../images/layout.js';
 import { mimeType } from '../site/mime.js';
 
@@ -75,9 +75,11 @@ export async function fontPages(browser, site) {
         /** @type {Record<string, { text: string, words: string[], sizes: number[] }>} */
         let shown;
         try {
-          await tab.setViewportSize({ width, height: 800 });
-          if (!await tab.evaluate(settle, PAGE_TIMEOUT_MS)) throw new PageFailed(`its fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
-          shown = await tab.evaluate(shownText, families);
+          await withinPageTime(tab, tab.setViewportSize({ width, height: 800 }), `setting its viewport to ${width} px`);
+          if (!await withinPageTime(tab, tab.evaluate(settle, PAGE_TIMEOUT_MS - 5_000), `its fonts settling at ${width} px wide`)) {
+            throw new PageFailed(`its fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
+          }
+          shown = await withinPageTime(tab, tab.evaluate(shownText, families), 'reading its text');
         } catch (error) {
           throw error instanceof PageFailed ? error : new PageFailed(`Chromium could not read it: ${firstLine(error)}`);
         }
@@ -100,7 +102,7 @@ export async function fontPages(browser, site) {
         context = await open(overlay, requested);
         const tab = await context.newPage();
         await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
-        if (!await tab.evaluate(settle, PAGE_TIMEOUT_MS)) throw new PageFailed(`its fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s`);
+        if (!await withinPageTime(tab, tab.evaluate(settle, PAGE_TIMEOUT_MS - 5_000), 'its fonts settling')) throw new PageFailed(`its fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s`);
         return requested;
       } catch (error) {
         throw error instanceof PageFailed ? error : new PageFailed(`Chromium could not load it: ${firstLine(error)}`);

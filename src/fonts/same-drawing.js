@@ -8,7 +8,7 @@
  * auto-hinter measures every font on reference letters:
  * hinting-characters.js).
  */
-import { withPageTimeout } from '../browser/page-failed.js';
+import { withPageTimeout, withinPageTime } from '../browser/page-failed.js';
 
 /** Sizes drawn when pages name none, in CSS px: body text to headings. */
 const DEFAULT_SIZES = [11, 16, 24, 40];
@@ -61,11 +61,11 @@ export async function drawsAlike(browser, full, subset, shown) {
       const tab = await context.newPage();
       try {
         await tab.goto(`${ORIGIN}/page.html?${shots++}`, { waitUntil: 'load' });
-        const loaded = await tab.evaluate(async () => {
+        const loaded = await withinPageTime(tab, tab.evaluate(async () => {
           await document.fonts.ready;
           for (let frame = 0; frame < 2; frame++) await new Promise((resolve) => requestAnimationFrame(resolve));
           return [...document.fonts].every((face) => face.status === 'loaded');
-        });
+        }), 'its fonts loading');
         return loaded ? await tab.screenshot({ fullPage: true }) : null;
       } finally {
         await tab.close();

@@ -9,7 +9,7 @@
  * them that no box moved.
  */
 import { mimeType } from '../site/mime.js';
-import { PAGE_TIMEOUT_MS, PageFailed, firstLine, pageUsable, withPageTimeout } from '../browser/page-failed.js';
+import { PAGE_TIMEOUT_MS, PageFailed, firstLine, pageUsable, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
 
 /** The origin the site is served from inside the browser; .invalid never resolves. */
 export const ORIGIN = 'http://pagediet.invalid';
@@ -102,7 +102,10 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
       const found = sitePathOf(site, url);
       if (!found) return route.fulfill({ status: 404, body: '' });
       const instead = served.get(tab);
-      return route.fulfill({ status: 200, body: instead?.path === found ? instead.bytes : await site.read(found), headers: { 'content-type': mimeType(found) } });
+      // Every request is answered: one left open would hold the page's load and fonts.
+      const body = instead?.path === found ? instead.bytes : await site.read(found).catch(() => null);
+      if (!body) return route.fulfill({ status: 404, body: '' });
+      return route.fulfill({ status: 200, body, headers: { 'content-type': mimeType(found) } });
     });
     return tab;
   };
@@ -148,19 +151,23 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
       }
       if (bytes) served.set(tab, { path: page, bytes });
       try {
-        await tab.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT });
+        const used = /** @type {import('playwright-core').Page} */ (tab);
+        await withinPageTime(used, used.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT }), 'setting its viewport');
         const loaded = await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS }).then(() => true, (/** @type {unknown} */ error) => {
           if (!pageUsable(/** @type {import('playwright-core').Page} */ (tab))) throw error;
           return false;
         });
         if (!loaded) throw new PageFailed(`it did not load in ${PAGE_TIMEOUT_MS / 1000} s`);
-        const widths = viewports ?? viewportsOf(await tab.evaluate(mediaWidths));
+        const widths = viewports ?? viewportsOf(await withinPageTime(used, used.evaluate(mediaWidths), 'reading its media queries'));
         /** @type {PageLayout[]} */
         const layouts = [];
         for (const width of widths) {
-          await tab.setViewportSize({ width, height: VIEWPORT_HEIGHT });
-          if (!await tab.evaluate(settle, PAGE_TIMEOUT_MS)) throw new PageFailed(`its images and fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
-          layouts.push({ viewport: width, ...withOccurrences(await tab.evaluate(measureBoxes, { origin: ORIGIN, backgrounds })) });
+          await withinPageTime(used, used.setViewportSize({ width, height: VIEWPORT_HEIGHT }), `setting its viewport to ${width} px`);
+          // The page's own limit ends the wait inside it; the call's limit, a little later, ends a page whose script never yields.
+          if (!await withinPageTime(used, used.evaluate(settle, PAGE_TIMEOUT_MS - 5_000), `its images and fonts settling at ${width} px wide`)) {
+            throw new PageFailed(`its images and fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
+          }
+          layouts.push({ viewport: width, ...withOccurrences(await withinPageTime(used, used.evaluate(measureBoxes, { origin: ORIGIN, backgrounds }), `measuring its boxes at ${width} px wide`)) });
         }
         return layouts;
       } catch (error) {
@@ -257,8 +264,10 @@ async function settle(timeout) {
   const until = Date.now() + timeout;
   for (const img of document.images) if (img.loading === 'lazy') img.loading = 'eager';
   const waiting = () => [...document.images].some((img) => !img.complete) || (document.fonts !== undefined && document.fonts.status !== 'loaded');
+  // document.fonts.ready stays pending while a font loads: never waited on past the deadline.
+  const deadline = new Promise((resolve) => setTimeout(resolve, Math.max(0, until - Date.now())));
   do {
-    await document.fonts?.ready;
+    await Promise.race([document.fonts?.ready, deadline]);
     await new Promise((resolve) => requestAnimationFrame(resolve));
     if (waiting()) await new Promise((resolve) => setTimeout(resolve, 20));
   } while (waiting() && Date.now() < until);

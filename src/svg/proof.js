@@ -15,7 +15,7 @@
  * SVG file being proven is served under a query of its own. Scripts do not
  * run and animations stand still.
  */
-import { PAGE_TIMEOUT_MS, withPageTimeout } from '../browser/page-failed.js';
+import { PAGE_TIMEOUT_MS, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
 import sharp from 'sharp';
 import { ORIGIN } from '../images/layout.js';
 import { encodePath } from '../site/edits.js';
@@ -253,16 +253,16 @@ export class SvgProof {
   async draw(index, url) {
     const scale = PROOF_SCALES[index];
     const { page, cdp } = await this.tab(index);
-    await page.setViewportSize({ width: PAGE_WIDTH, height: 800 });
+    await withinPageTime(page, page.setViewportSize({ width: PAGE_WIDTH, height: 800 }), 'setting the proof page\'s viewport');
     await page.goto(url, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
-    const sizes = /** @type {[number, number][][][]} */ (await page.evaluate(measure));
+    const sizes = /** @type {[number, number][][][]} */ (await withinPageTime(page, page.evaluate(measure), 'measuring the drawings'));
     const layout = layOut(sizes.map((g) => g[0]), sizes.map((g) => g[1]));
-    await page.evaluate(place, layout.cells);
-    await page.setViewportSize({ width: layout.width, height: Math.max(1, Math.min(layout.height, BAND)) });
+    await withinPageTime(page, page.evaluate(place, layout.cells), 'placing the drawings');
+    await withinPageTime(page, page.setViewportSize({ width: layout.width, height: Math.max(1, Math.min(layout.height, BAND)) }), 'setting the proof page\'s viewport');
     /** @type {(Buffer | null)[][][]} per version, per group, per slot */
     const pixels = [];
     for (const version of [0, 1]) {
-      await page.evaluate(show, version);
+      await withinPageTime(page, page.evaluate(show, version), 'showing the drawings');
       /** @type {(Buffer | null)[][]} */
       const cuts = layout.cells.map((host) => host.map(() => null));
       for (const band of layout.bands) {

@@ -13,7 +13,7 @@
  */
 import sharp from 'sharp';
 import { cssColour } from './pixels.js';
-import { withPageTimeout } from '../browser/page-failed.js';
+import { withPageTimeout, withinPageTime } from '../browser/page-failed.js';
 
 /**
  * @typedef {import('./pixels.js').Rgb} Rgb
@@ -178,7 +178,7 @@ export class RenderSession {
     // The viewport only grows: resizing it costs a render about 13 ms, and the screenshot is clipped to the slots.
     const viewport = this.page.viewportSize();
     if (!viewport || viewport.width < pageWidth || viewport.height < pageHeight) {
-      await this.page.setViewportSize({ width: Math.max(pageWidth, viewport?.width ?? 0), height: Math.max(pageHeight, viewport?.height ?? 0) });
+      await withinPageTime(this.page, this.page.setViewportSize({ width: Math.max(pageWidth, viewport?.width ?? 0), height: Math.max(pageHeight, viewport?.height ?? 0) }), 'setting the render page\'s viewport');
     }
     await this.page.setContent(html.join(''), { waitUntil: 'load' });
     const png = await this.screenshot(pageWidth, pageHeight);
