@@ -245,3 +245,20 @@ describe('png-chunks', () => {
     expect(isPng(Buffer.from('GIF89a'))).toBe(false);
   });
 });
+
+describe('recompressPng with an ICC profile', () => {
+  it('re-encodes a Display P3 PNG: the iCCP chunk carried byte for byte, the samples unchanged (sharp decodes with ignoreIcc, as a check must)', async () => {
+    const { recompressPng } = await import('../src/images/jobs/recompress-png.js');
+    const rgb = Buffer.alloc(64 * 64 * 3);
+    for (let i = 0; i < rgb.length; i++) rgb[i] = (i * 37) % 256;
+    const original = await sharp(rgb, { raw: { width: 64, height: 64, channels: 3 } }).withIccProfile('p3').png({ compressionLevel: 0 }).toBuffer();
+    const result = await recompressPng({ bytes: original, options: { maxPixels: 1e8, zopfliIterations: 0, lossy: false, quality: [70, 90] } });
+    expect(result.status).toBe('converted');
+    const written = /** @type {{ bytes: Buffer }} */ (result).bytes;
+    expect(written.length).toBeLessThan(original.length);
+    const profile = (/** @type {Buffer} */ png) => readChunks(png).find((c) => c.type === 'iCCP')?.data;
+    expect(profile(written)).toEqual(profile(original));
+    expect(profile(written)?.length).toBeGreaterThan(100);
+    expect(decodeApng(written).frames[0].data).toEqual(decodeApng(original).frames[0].data);
+  });
+});

@@ -44,12 +44,12 @@ export async function recompressPng({ bytes: input, options }) {
       // sample) and compared: a PNG that cannot be read is left as it is, never turned into another unreadable one.
       let original;
       try {
-        original = await sharp(bytes, { limitInputPixels: false }).raw({ depth: 'ushort' }).toBuffer();
+        original = await sharp(bytes, { limitInputPixels: false, ignoreIcc: true }).raw({ depth: 'ushort' }).toBuffer();
       } catch (error) {
         return { status: 'failed', reason: `corrupt PNG: ${imageErrorReason(error)}` };
       }
       const redone = await redeflate(chunks, carried, options.zopfliIterations);
-      const again = await sharp(redone, { limitInputPixels: false }).raw({ depth: 'ushort' }).toBuffer().catch(() => null);
+      const again = await sharp(redone, { limitInputPixels: false, ignoreIcc: true }).raw({ depth: 'ushort' }).toBuffer().catch(() => null);
       if (!again?.equals(original)) return { status: 'kept', reason: 're-deflated PNG failed its pixel check', warnings: [] };
       best = { bytes: redone, detail: '16 bits, image data deflated again' };
     } else {

@@ -51,12 +51,15 @@ export async function guarded(work) {
 }
 
 /**
- * RGBA as sharp decodes an image (the first frame).
+ * RGBA as sharp decodes an image (the first frame): the samples as stored.
+ * An embedded ICC profile is not applied (ignoreIcc; sharp would convert to
+ * sRGB): a check compares samples, and a file written carries its original's
+ * profile, which the browser applies to both alike.
  * @param {Buffer} bytes
  * @param {number} maxPixels
  */
 export async function rgbaOf(bytes, maxPixels) {
-  return sharp(bytes, { limitInputPixels: maxPixels }).ensureAlpha().raw().toBuffer();
+  return sharp(bytes, { limitInputPixels: maxPixels, ignoreIcc: true }).ensureAlpha().raw().toBuffer();
 }
 
 /**
@@ -84,7 +87,7 @@ export function sameVisiblePixels(a, b) {
  * @returns {Promise<string | null>} what differs, or null
  */
 export async function samePixels(png, expected, width, height) {
-  const { data, info } = await sharp(png, { limitInputPixels: false }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const { data, info } = await sharp(png, { limitInputPixels: false, ignoreIcc: true }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
   if (info.width !== width || info.height !== height) return `sharp reads ${info.width}×${info.height}`;
   if (!data.equals(expected)) return 'sharp reads other pixels';
   const own = decodeApng(png).frames[0].data;
