@@ -365,8 +365,14 @@ async function whatScriptsDid(browser, root, page) {
     const button = tab.locator('button:visible').first();
     let clicked = null;
     if (await button.count()) {
-      await button.click({ timeout: 5000 }).catch(() => {});
-      await tab.waitForTimeout(100);
+      // What the click starts is waited for by its events, not for a guessed time: an htmx button's request
+      // ends with htmx:finally:request, after its swap and settle (htmx 4; htmx:afterSettle or an error event in
+      // htmx 1 and 2); then two frames.
+      const htmx = await button.evaluate((el) => [...el.attributes].some((a) => /^(data-)?hx-(get|post|put|patch|delete)$/.test(a.name)));
+      if (htmx) await tab.evaluate(() => { /** @type {any} */ (window).settled = new Promise((resolve) => { for (const end of ['htmx:finally:request', 'htmx:afterSettle', 'htmx:responseError', 'htmx:sendError']) document.addEventListener(end, resolve, { once: true }); }); });
+      await button.click({ timeout: 60_000 }).catch(() => {});
+      if (htmx) await tab.evaluate(() => /** @type {any} */ (window).settled);
+      await tab.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
       clicked = await dom();
     }
     return { dom: loaded, clicked, console: messages.sort() };

@@ -705,8 +705,8 @@ describe('Accept-Encoding and Range parsing', () => {
   });
 });
 
-describe('pagediet serve', () => {
-  /** Starts the CLI; resolves with the child and its first stdout line. */
+describe('pagediet serve', { timeout: 600_000 }, () => {
+  /** Starts the CLI; resolves with the child and its first stdout line. The limits guard a CLI that hangs: a start took over 10 s beside a loaded run. */
   async function serve(args) {
     const child = spawn(process.execPath, [BIN, 'serve', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PAGEDIET_DEBUG: '' } });
     let stdout = '';
@@ -714,11 +714,11 @@ describe('pagediet serve', () => {
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    await within(10_000, new Promise((resolve) => {
+    await within(120_000, new Promise((resolve) => {
       child.stdout.on('data', () => stdout.includes('\n') && resolve(undefined));
       child.on('exit', resolve);
     }));
-    return { child, line: stdout, stderr: () => stderr, exited: () => within(10_000, exited) };
+    return { child, line: stdout, stderr: () => stderr, exited: () => within(120_000, exited) };
   }
 
   it('prints its line, answers requests, and exits cleanly on SIGTERM with a connection open', async () => {
