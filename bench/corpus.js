@@ -352,6 +352,9 @@ async function see(browser, url) {
     for (const frame of page.frames()) {
       await frame.addStyleTag({ content: STILL_CSS }).catch(() => {});
       await frame.evaluate(() => {
+        // jQuery's animations (a scroll-to-top button's fadeIn) run on timers CSS cannot stop: they end at once.
+        const jquery = /** @type {any} */ (window).jQuery;
+        if (jquery?.fx) jquery.fx.off = true;
         for (const img of document.images) if (img.loading === 'lazy') img.loading = 'eager';
         for (const f of document.querySelectorAll('iframe[loading="lazy"]')) /** @type {HTMLIFrameElement} */ (f).loading = 'eager';
       }).catch(() => {});
