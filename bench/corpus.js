@@ -14,7 +14,7 @@
 // encodedDataLength: bodies as sent plus headers) and the responses, counted
 // from navigation until the network is idle, before anything scrolls. Then
 // the page is readied for a screenshot: animations and transitions off (CSS
-// and Playwright's animations: 'disabled'), lazy images made eager and the
+// and Playwright's animations: 'disabled', jQuery.fx.off), lazy images made eager and the
 // page scrolled to its end and back (each frame), every image complete,
 // fonts ready, two animation frames, animated images held at their first
 // frame (Blink's imageAnimationPolicy); a full-page screenshot (at most
