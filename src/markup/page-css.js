@@ -10,6 +10,7 @@ import { attributeValueRange, innerRange } from '../site/html-refs.js';
 import { decodeExact, encodeExact } from './codec.js';
 import { minifyCss } from './minify-css.js';
 import { isElement, isHtmlElement, location, nodes, parsePage } from '../site/html-tree.js';
+import { HASH_SOURCE, cspDirectives, isCspMeta } from '../site/csp.js';
 
 /**
  * @typedef {import('../site/document-view.js').DocumentView} DocumentView
@@ -72,9 +73,9 @@ export function pageCssEdits(view, { shortcut = true } = {}) {
  * @param {import('domhandler').AnyNode} node
  */
 function stylesByHash(node) {
-  if (!isElement(node) || node.name !== 'meta' || !/^[\t\n\f\r ]*content-security-policy[\t\n\f\r ]*$/i.test(node.attribs['http-equiv'] ?? '')) return false;
-  const directives = new Map((node.attribs.content ?? '').split(';').map((d) => d.trim().split(/[\t\n\f\r ]+/)).filter((d) => d[0]).map((d) => [d[0].toLowerCase(), d.slice(1).join(' ')]));
-  const hashed = (/** @type {string | undefined} */ sources) => sources !== undefined && /'sha(256|384|512)-/i.test(sources);
+  if (!isElement(node) || !isCspMeta(node)) return false;
+  const directives = cspDirectives(node.attribs.content ?? '');
+  const hashed = (/** @type {string | undefined} */ sources) => sources !== undefined && HASH_SOURCE.test(sources);
   const styles = ['style-src', 'style-src-elem', 'style-src-attr'].filter((d) => directives.has(d));
   return styles.length ? styles.some((d) => hashed(directives.get(d))) : hashed(directives.get('default-src'));
 }

@@ -10,6 +10,7 @@
 import { attributeValueRange, innerRange } from '../site/html-refs.js';
 import { isElement, isHtmlElement, location, nodes, parsePage } from '../site/html-tree.js';
 import { scriptType } from './script-type.js';
+import { HASH_SOURCE, isCspMeta } from '../site/csp.js';
 
 /**
  * @typedef {import('../site/document-view.js').DocumentView} DocumentView
@@ -65,7 +66,7 @@ export function pageScripts(view, references) {
       const target = targetOf(node, node.name === 'script' ? 'src' : 'href');
       if (target) pinned.push(target);
     }
-    if (node.name === 'meta' && /^[\t\n\f\r ]*content-security-policy[\t\n\f\r ]*$/i.test(node.attribs['http-equiv'] ?? '') && /'sha(256|384|512)-/i.test(node.attribs.content ?? '')) {
+    if (isCspMeta(node) && HASH_SOURCE.test(node.attribs.content ?? '')) {
       hashPolicy = true;
     }
     if (node.name === 'link' && /(^|[\t\n\f\r ])modulepreload([\t\n\f\r ]|$)/i.test(node.attribs.rel ?? '')) {

@@ -108,7 +108,8 @@ export async function integrityPins(site) {
     const bytes = await site.read(page.path).catch(() => null);
     if (!bytes) continue;
     const elements = pinnedElements(page, bytes);
-    if (elements.length) pins.pages.set(page.path, { version: version(page), elements, targets: new Map() });
+    if (elements.length === 0) continue;
+    pins.pages.set(page.path, { version: version(page), elements, targets: targetVersions(site, elements) });
     for (const { target, values } of elements) {
       const file = await site.read(target).catch(() => null);
       if (!file) continue;
@@ -116,8 +117,6 @@ export async function integrityPins(site) {
       for (const value of held) pins.held.add(value);
       if (held.length === 0) pins.stale.push({ page: page.path, target });
     }
-    const seen = pins.pages.get(page.path);
-    if (seen) seen.targets = targetVersions(site, elements);
   }
   return pins;
 }
@@ -170,9 +169,9 @@ export async function refreshIntegrity(site, pins) {
       const file = await site.read(target).catch(() => null);
       if (!file || values.some((v) => names(v, file))) continue;
       const algorithms = [...new Set(values.filter((v) => pins.held.has(v)).map((v) => /** @type {string} */ (hashAlgorithm(v))))];
-      const value = algorithms.map((a) => integrityValue(a, file)).join(' ');
-      for (const v of value.split(' ')) pins.held.add(v);
-      edits.push({ start, end, bytes: Buffer.from(value) });
+      const renewed = algorithms.map((a) => integrityValue(a, file));
+      for (const v of renewed) pins.held.add(v);
+      edits.push({ start, end, bytes: Buffer.from(renewed.join(' ')) });
     }
     if (edits.length) {
       // Base64 and the algorithm's name are ASCII, the same bytes in every charset a page may have.
@@ -197,14 +196,18 @@ export async function refreshIntegrity(site, pins) {
 export async function changedPinnedFiles(site) {
   /** @type {Set<string>} */
   const changed = new Set();
+  /** @type {Set<string>} files compared with their input already: many pages pin the same style sheet */
+  const compared = new Set();
   for (const page of site.pages) {
     const bytes = await site.read(page.path).catch(() => null);
     if (!bytes) continue;
     for (const { target } of pinnedElements(page, bytes)) {
       const file = site.files.get(target);
-      if (!file || !file.absPath || !file.outputKey || changed.has(target)) continue;
-      const input = await site.readInput(file);
-      if (input && sha256(input) !== file.outputKey) changed.add(target);
+      if (!file || !file.absPath || !file.outputKey || compared.has(target)) continue;
+      compared.add(target);
+      // A style sheet's input is in the byte store already, under its SHA-256.
+      const inputKey = file.sourceKey ?? await site.readInput(file).then((input) => (input ? sha256(input) : null));
+      if (inputKey && inputKey !== file.outputKey) changed.add(target);
     }
   }
   return changed;
