@@ -218,5 +218,5 @@ describe('photos', () => {
     const below = await ENCODE.avif(sharp(large), 73, 3).toBuffer();
     expect(below).not.toEqual(searched.bytes);
     expect(await score(large, below)).toBeLessThan(GATE);
-  }, 120_000);
+  }, 600_000); // AVIF encodes at efforts 3 and 4: over 120 s in a clean-clone run beside four spinning threads and a corpus benchmark
 });
