@@ -20,7 +20,8 @@ async function cli(args, options = {}) {
   }
 }
 
-describe('command line', () => {
+// Each test runs the CLI several times, builds included: 25 to 60 s and more beside a busy test run, so a wide limit.
+describe('command line', { timeout: 600_000 }, () => {
   it('lists every command in --help and prints the version', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);

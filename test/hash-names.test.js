@@ -354,6 +354,84 @@ describe('hash-names with other passes', () => {
   });
 });
 
+describe('hash-names and the names scripts hold', () => {
+  /** A page whose scripts ask for some of its images by name, as a framework's hydration, a rollover or a manifest do. */
+  async function scriptedSite() {
+    const png = (/** @type {number} */ n) => fs.readFile(`fixtures/h2-sample/img/1k-0${n}.png`);
+    return {
+      'index.html': `<!doctype html><html><head><meta charset="utf-8"><title>Scripts</title>
+<link rel="icon" href="icon.png"><link rel="manifest" href="site.webmanifest">
+<script>var over = new Image(); over.src = 'img/over.png';</script>
+<script src="js/app.js" defer></script>
+</head><body>
+<img id="logo" src="img/logo.png" alt="logo">
+<img src="img/photo.png" alt="photo">
+<img src="img/button.png" alt="go" onmouseover="this.src='img/button%20lit.png'">
+<img src="img/button lit.png" alt=""><img src="img/over.png" alt="">
+</body></html>
+`,
+      'js/app.js': 'addEventListener("load", () => { document.getElementById("logo").src = "img/logo.png"; });\n',
+      'site.webmanifest': '{"icons":[{"src":"/icon.png","sizes":"16x16"}]}\n',
+      'icon.png': await png(1),
+      'img/logo.png': await png(2),
+      'img/photo.png': await png(3),
+      'img/over.png': await png(4),
+      'img/button.png': await png(5),
+      'img/button lit.png': await png(6),
+    };
+  }
+
+  it('leaves each file a script names its name, and names the others by their hash', async () => {
+    const site = await scriptedSite();
+    const input = await writeTree(await tempDir(), site);
+    const out = path.join(await tempDir(), 'out');
+    const summary = await build({ input, output: out, only: ['hash-names'], cache: false });
+    const reason = 'named in a script: the script may ask for it by this name';
+    expect(decisions(summary)).toEqual([
+      'changed img/button.png: named by its content hash',
+      'changed img/photo.png: named by its content hash',
+      'changed js/app.js: named by its content hash',
+      `skipped icon.png: ${reason}`,
+      `skipped img/button lit.png: ${reason}`,
+      `skipped img/logo.png: ${reason}`,
+      `skipped img/over.png: ${reason}`,
+      'skipped site.webmanifest: not loaded by any page or style sheet',
+    ]);
+    const html = await fs.readFile(path.join(out, 'index.html'), 'utf8');
+    expect(html).toContain(`<img src="${named('img/photo.png', site['img/photo.png'])}" alt="photo">`);
+    expect(html).toContain('<img id="logo" src="img/logo.png" alt="logo">');
+    expect(html).toContain(`<script src="${named('js/app.js', site['js/app.js'])}" defer></script>`);
+  });
+
+  chromiumTest('the page fetches each image once, after its script has drawn the logo again by name', async () => {
+    const input = await writeTree(await tempDir(), await scriptedSite());
+    const out = path.join(await tempDir(), 'out');
+    await build({ input, output: out, only: ['hash-names'], cache: false });
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({ viewport: { width: 800, height: 600 }, serviceWorkers: 'block' });
+      /** @type {string[]} */
+      const paths = [];
+      await context.route('**/*', async (route) => {
+        const url = new URL(route.request().url());
+        if (url.origin !== 'http://scripts.test') return route.abort();
+        const sitePath = decodeURIComponent(url.pathname).slice(1);
+        paths.push(sitePath);
+        const body = await fs.readFile(path.join(out, sitePath)).catch(() => null);
+        return body ? route.fulfill({ status: 200, body, headers: { 'content-type': mimeType(sitePath) } }) : route.fulfill({ status: 404, body: '' });
+      });
+      const tab = await context.newPage();
+      await tab.goto('http://scripts.test/index.html', { waitUntil: 'load' });
+      await tab.waitForFunction(() => /** @type {HTMLImageElement} */ (document.getElementById('logo')).complete);
+      await context.close();
+      const images = paths.filter((p) => p.startsWith('img/')).map((p) => p.replace(/\.[0-9a-f]{8,64}(\.[A-Za-z0-9]+)$/, '$1'));
+      expect(images.sort()).toEqual(['img/button lit.png', 'img/button.png', 'img/logo.png', 'img/over.png', 'img/photo.png']);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
+
 describe('the naming rule', () => {
   it('takes the shortest prefix of 8 or more hex digits with a digit and a letter', () => {
     expect(hashPrefix('3f9a1c2b77')).toBe('3f9a1c2b');

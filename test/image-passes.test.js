@@ -229,17 +229,41 @@ describe('animations', () => {
 describe('--prune', () => {
   it('removes an original once every reference it knows points at its replacement', async () => {
     const input = await writeTree(await tempDir(), {
-      'index.html': '<img src="a.gif"><div style="background: url(b.gif)"></div><script>load("b.gif")</script>',
+      'index.html': '<img src="a.gif"><div style="background: url(b.gif)"></div>',
       'a.gif': stripes(),
       'b.gif': stripes(),
     });
     const out = path.join(await tempDir(), 'out');
     await build({ input, output: out, only: ['gif-to-png'], prune: true, cache: false });
     const names = [...(await readTree(out)).keys()].filter((n) => n !== MARKER).sort();
-    // b.gif's only reference was rewritten too: the script's string is not a reference pagediet sees.
     expect(names).toEqual(['a.png', 'b.png', 'index.html']);
     expect(zlib.crc32(await fs.readFile(path.join(out, 'a.png')))).toBe(zlib.crc32(await fs.readFile(path.join(out, 'b.png'))));
   }, 60_000);
+});
+
+describe('images a script names', () => {
+  it('keep their names in every pass that would rename them, as the page would load them by both names', async () => {
+    const page = '<img src="a.gif" name="a" onmouseover="this.src=\'a-lit.gif\'" onmouseout="this.src=\'a.gif\'"><img src="b.gif">'
+      + '<img src="m.gif" alt="news"><img src="p.jpg" alt="photo"><script>var pre = new Image(); pre.src = "./m.gif"; document.images[3].src = "/p.jpg";</script>';
+    const input = await writeTree(await tempDir(), {
+      'index.html': page,
+      'a.gif': stripes(),
+      'a-lit.gif': stripes(),
+      'b.gif': stripes(),
+      'm.gif': await fs.readFile('fixtures/gifs/anim-marquee.gif'),
+      'p.jpg': await fs.readFile('fixtures/h2-sample/img/5k-02.jpg'),
+    });
+    const out = path.join(await tempDir(), 'out');
+    const summary = await build({ input, output: out, only: ['gif-to-png', 'animations', 'photos'], responsive: false, cache: false });
+    const named = 'named in a script: under a new name, the page would load it by both';
+    const decided = (/** @type {string} */ pass) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === pass)).decisions
+      .map((d) => `${d.action} ${d.file}: ${d.reason.replace(/:.*/s, ':')}`).sort();
+    expect(decided('gif-to-png')).toEqual(['changed b.gif: → b.png:', 'skipped a-lit.gif: no page or style sheet refers to it', 'skipped a.gif: named in a script:']);
+    expect(decided('animations')).toEqual(['skipped m.gif: named in a script:']);
+    expect(decided('photos')).toEqual(['skipped p.jpg: named in a script:']);
+    expect(summary.passes.flatMap((p) => p.decisions).filter((d) => d.reason.startsWith('named in a script')).map((d) => d.reason)).toEqual([named, named, named]);
+    expect(await fs.readFile(path.join(out, 'index.html'), 'utf8')).toBe(page.replace('<img src="b.gif">', '<img src="b.png">'));
+  }, 120_000);
 });
 
 describe('gif-to-png with --lossy', () => {

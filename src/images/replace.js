@@ -77,7 +77,7 @@ async function headOf(site, file) {
  * @param {SiteFile[]} files
  * @param {string} job
  * @param {object | ((file: SiteFile) => object)} options the job's options, or each file's
- * @param {((bytes: Buffer) => string | false | null) | null} check
+ * @param {((bytes: Buffer, file: SiteFile) => string | false | null) | null} check
  * @param {(file: SiteFile, result: ImageResult) => void | Promise<void>} handle
  */
 export async function eachImageResult(site, ctx, files, job, options, check, handle) {
@@ -89,7 +89,7 @@ export async function eachImageResult(site, ctx, files, job, options, check, han
     } catch {
       return { skipped: /** @type {string | false} */ (false), result: null };
     }
-    const verdict = check ? check(bytes) : null;
+    const verdict = check ? check(bytes, file) : null;
     if (verdict !== null) return { skipped: verdict, result: null };
     return { skipped: false, result: /** @type {ImageResult} */ (await ctx.compute(job, bytes, typeof options === 'function' ? options(file) : options)) };
   }, async (outcome, file) => {
@@ -98,6 +98,9 @@ export async function eachImageResult(site, ctx, files, job, options, check, han
     else if (outcome.skipped !== false) ctx.warn(file.path, 'image-unreadable', `left as it is: ${outcome.skipped}`);
   });
 }
+
+/** Why an image a script names keeps its name (src/site/script-names.js). */
+export const NAMED_IN_SCRIPT = 'named in a script: under a new name, the page would load it by both';
 
 /**
  * A free site path for a converted file: the original's name with the new

@@ -8,7 +8,8 @@
  * proven, or not writable) is named in the decision with why.
  */
 import { readGifStructure } from '../images/gif.js';
-import { addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
+import { NAMED_IN_SCRIPT, addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
+import { namedInScripts } from '../site/script-names.js';
 import { IMAGE_JOB_OPTIONS, imageTimeBudget, prune } from '../images/options.js';
 import { boolean, oneOf } from '../options/kinds.js';
 import { option } from '../options/table.js';
@@ -32,9 +33,15 @@ export default {
     const gifs = (await imagesOfType(site, 'gif')).filter((file) => referenced.has(file.path));
     /** @type {(import('../images/replace.js').Replacement & { result: Pick<import('../images/jobs/animation.js').ConvertedAnimation, 'format' | 'detail' | 'candidates' | 'ruledOut'> })[]} */
     const replaced = [];
-    await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx.options), imageTimeBudget: ctx.options.imageTimeBudget }, (bytes) => {
+    const named = await namedInScripts(site, gifs.map((file) => file.path));
+    /** Animated GIFs a script names: they keep their names. @type {Set<string>} */
+    const kept = new Set();
+    await eachImageResult(site, ctx, gifs, 'animation', { format, ...imageJobOptions(ctx.options), imageTimeBudget: ctx.options.imageTimeBudget }, (bytes, file) => {
       try {
-        return readGifStructure(bytes).frames.length > 1 ? null : false;
+        if (readGifStructure(bytes).frames.length < 2) return false;
+        if (!named.has(file.path)) return null;
+        kept.add(file.path);
+        return false;
       } catch {
         return false; // gif-to-png has warned
       }
@@ -44,6 +51,7 @@ export default {
       const { format, detail, candidates, ruledOut } = /** @type {import('../images/jobs/animation.js').ConvertedAnimation} */ (result);
       replaced.push({ ...(await addReplacement(site, file, result.bytes, format === 'webp' ? 'webp' : 'png')), result: { format, detail, candidates, ruledOut } });
     });
+    for (const file of gifs) if (kept.has(file.path)) ctx.decide({ file: file.path, action: 'skipped', reason: NAMED_IN_SCRIPT });
     if (ctx.options.picture) {
       for (const replacement of replaced) await offerImage(site, ctx, replacement, replacement.result.format === 'webp' ? 'image/webp' : 'image/apng');
     } else {

@@ -10,8 +10,9 @@
  * but with a floor.
  */
 import { readGifStructure } from '../images/gif.js';
-import { addReplacement, eachImageResult, imageJobOptions, imagesOfType, pointAtReplacements, recordResult } from '../images/replace.js';
+import { NAMED_IN_SCRIPT, addReplacement, eachImageResult, imageJobOptions, imagesOfType, pointAtReplacements, recordResult } from '../images/replace.js';
 import { IMAGE_JOB_OPTIONS, prune } from '../images/options.js';
+import { namedInScripts } from '../site/script-names.js';
 
 const options = { ...IMAGE_JOB_OPTIONS, prune };
 
@@ -32,9 +33,15 @@ export default {
     const jobOptions = { zopfliIterations, maxPixels, ...(lossy ? { lossy, quality } : {}) };
     /** @type {(import('../images/replace.js').Replacement & { detail: string })[]} */
     const replaced = [];
-    await eachImageResult(site, ctx, gifs, 'gifToPng', jobOptions, (bytes) => {
+    const named = await namedInScripts(site, gifs.map((file) => file.path));
+    /** Static GIFs a script names: they keep their names. @type {Set<string>} */
+    const kept = new Set();
+    await eachImageResult(site, ctx, gifs, 'gifToPng', jobOptions, (bytes, file) => {
       try {
-        return readGifStructure(bytes).frames.length === 1 ? null : false;
+        if (readGifStructure(bytes).frames.length !== 1) return false;
+        if (!named.has(file.path)) return null;
+        kept.add(file.path);
+        return false;
       } catch (error) {
         return /** @type {Error} */ (error).message;
       }
@@ -42,6 +49,7 @@ export default {
       recordResult(ctx, file, result);
       if (result.status === 'converted') replaced.push({ ...(await addReplacement(site, file, result.bytes, result.format === 'webp' ? 'webp' : 'png')), detail: result.detail });
     });
+    for (const file of gifs) if (kept.has(file.path)) ctx.decide({ file: file.path, action: 'skipped', reason: NAMED_IN_SCRIPT });
     await pointAtReplacements(site, ctx, replaced, ctx.options);
     for (const { original, target, size, detail } of replaced) {
       ctx.decide({ file: original.path, action: 'changed', reason: `→ ${target}: ${detail}, ${original.outputSize} → ${size} B` });

@@ -13,7 +13,8 @@
  * same bytes (scripts and other sites may load it by name), unless --prune
  * and nothing refers to it any more; a file an earlier pass of this build
  * made (no one outside can know its name) keeps only its hashed name.
- * References made by scripts are not read, so never rewritten.
+ * References made by scripts are not read, so never rewritten, and a file
+ * whose name a script holds keeps it, so that a page never loads it twice.
  */
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
@@ -22,6 +23,7 @@ import { prune } from '../images/options.js';
 import { cachePolicy, isFingerprinted, isPage } from '../configs/shared.js';
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
 import { changedPinnedFiles } from '../site/integrity.js';
+import { namedInScripts } from '../site/script-names.js';
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -57,11 +59,12 @@ export default {
   async run(site, ctx) {
     const { loads, fromFingerprinted } = loadingKinds(site);
     const renamed = await changedPinnedFiles(site);
+    const assets = [...site.files.values()].filter((file) => file.role !== 'page' && !isPage(file.path));
+    const named = await namedInScripts(site, assets.filter((file) => loads.has(file.path) && !isFingerprinted(file.path)).map((file) => file.path));
     /** @type {SiteFile[]} */
     const candidates = [];
-    for (const file of [...site.files.values()]) {
-      if (file.role === 'page' || isPage(file.path)) continue;
-      const reason = skipReason(file.path, loads.get(file.path), fromFingerprinted.has(file.path), renamed.has(file.path));
+    for (const file of assets) {
+      const reason = skipReason(file.path, loads.get(file.path), fromFingerprinted.has(file.path), renamed.has(file.path), named.has(file.path));
       if (reason) ctx.decide({ file: file.path, action: 'skipped', reason });
       else candidates.push(file);
     }
@@ -178,10 +181,13 @@ function loadingKinds(site) {
  * @param {boolean} [fromFingerprinted] whether a document with a fingerprinted name loads it
  * @param {boolean} [pinnedAndChanged] whether a page loads it with an integrity attribute and this build changed its
  *   bytes: a fingerprinted name then gets a new hash too, or a browser that cached the old bytes would refuse them
+ * @param {boolean} [namedInScript] whether a script holds its file name (src/site/script-names.js): the script may
+ *   ask for it by that name, and a page that also loaded it by a hashed name would fetch it twice
  * @returns {string | null}
  */
-export function skipReason(sitePath, kinds, fromFingerprinted = false, pinnedAndChanged = false) {
+export function skipReason(sitePath, kinds, fromFingerprinted = false, pinnedAndChanged = false, namedInScript = false) {
   if (isFingerprinted(sitePath) && !pinnedAndChanged) return 'name already fingerprinted';
+  if (namedInScript && !pinnedAndChanged) return 'named in a script: the script may ask for it by this name';
   if (!kinds) return fromFingerprinted ? 'loaded only by files with fingerprinted names, which keep their bytes' : 'not loaded by any page or style sheet';
   // A preload is a hint for a request something else makes: when nothing pagediet reads makes it, a script
   // does, by this name, and a preload of another name would be fetched for nothing.

@@ -16,7 +16,8 @@
 import { REFERENCE_KINDS } from '../site/reference-kinds.js';
 import { applyEdits, startTagEnd } from '../site/edits.js';
 import { encodeText } from '../site/charset.js';
-import { addReplacement, eachImageResult, imagesOfType, wrapInPicture } from '../images/replace.js';
+import { NAMED_IN_SCRIPT, addReplacement, eachImageResult, imagesOfType, wrapInPicture } from '../images/replace.js';
+import { namedInScripts } from '../site/script-names.js';
 import { offerInCss, offerWidthsInCss, offerWidthsInStyleAttributes } from '../images/image-set.js';
 import { shownSize } from '../images/size.js';
 import { pageRequests } from '../requests.js';
@@ -61,8 +62,16 @@ export default {
     if (!lossy.length) return;
     const drawn = drawnImages(site, new Set(lossy.map((file) => file.path)));
     let photos = lossy.filter((file) => drawn.has(file.path));
-    if (!photos.length) return;
     photos.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    // A script that asks for a photo by name would load it again beside its new name, and a srcset or <picture>
+    // would win over the src it sets.
+    const named = await namedInScripts(site, photos.map((file) => file.path));
+    photos = photos.filter((file) => {
+      if (!named.has(file.path)) return true;
+      ctx.decide({ file: file.path, action: 'skipped', reason: NAMED_IN_SCRIPT });
+      return false;
+    });
+    if (!photos.length) return;
     const layouts = ctx.options.responsive ? await openLayouts(site, ctx, photos) : null;
     try {
       if (layouts?.failed.size) photos = withoutUnmeasured(site, ctx, photos, layouts.failed);
