@@ -59,7 +59,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin/pagediet.js');
 const VIEWPORT = { width: 1280, height: 800 };
 /** Injected in every frame before the screenshot, as well as Playwright's animations: 'disabled'. */
-const STILL_CSS = '*,*::before,*::after{animation:none!important;transition:none!important;caret-color:transparent!important}';
+const STILL_CSS = '*,*::before,*::after,*::placeholder{animation:none!important;transition:none!important;caret-color:transparent!important}';
 /** Elements whose boxes the layout comparison leaves out: passes add or move them without changing what is drawn. */
 const UNDRAWN = ['picture', 'source', 'script', 'style', 'link', 'meta', 'template', 'noscript'];
 

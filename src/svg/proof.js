@@ -244,8 +244,8 @@ export class SvgProof {
   /**
    * Loads a proof page in the context of one scale, puts each slot's before
    * and after drawings in the same place (Chromium's antialiasing depends on
-   * where on the page a shape is drawn), and screenshots the page with the
-   * before drawings shown, then with the after drawings.
+   * where on the page a shape is drawn), and screenshots each band of the
+   * page with the before drawings shown, then with the after drawings.
    * @param {number} index the scale's index in PROOF_SCALES
    * @param {string} url
    * @returns {Promise<DrawnGroup[]>}
@@ -259,21 +259,22 @@ export class SvgProof {
     const layout = layOut(sizes.map((g) => g[0]), sizes.map((g) => g[1]));
     await withinPageTime(page, page.evaluate(place, layout.cells), 'placing the drawings');
     await withinPageTime(page, page.setViewportSize({ width: layout.width, height: Math.max(1, Math.min(layout.height, BAND)) }), 'setting the proof page\'s viewport');
-    /** @type {(Buffer | null)[][][]} per version, per group, per slot */
-    const pixels = [];
-    for (const version of [0, 1]) {
-      await withinPageTime(page, page.evaluate(show, version), 'showing the drawings');
-      /** @type {(Buffer | null)[][]} */
-      const cuts = layout.cells.map((host) => host.map(() => null));
-      for (const band of layout.bands) {
-        const clip = { x: 0, y: band.top, width: layout.width, height: band.height };
+    // Band by band, the before and the after drawings, each slot compared as soon as both are in: only one band's two
+    // screenshots are ever held (a page of large drawings at 2x is gigabytes of pixels).
+    /** @type {(SlotComparison | null)[][]} per group, per slot */
+    const compared = layout.cells.map((host) => host.map(() => null));
+    for (const band of layout.bands) {
+      const clip = { x: 0, y: band.top, width: layout.width, height: band.height };
+      /** @type {{ data: Buffer, info: import('sharp').OutputInfo }[]} */
+      const shots = [];
+      for (const version of [0, 1]) {
+        await withinPageTime(page, page.evaluate(show, version), 'showing the drawings');
         const png = await screenshot(page, cdp, clip, scale);
-        const { data, info } = await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-        for (const [g, s] of band.slots) cuts[g][s] = cut(data, info.width, info.height, /** @type {Cell} */ (layout.cells[g][s]), band.top, scale);
+        shots.push(await sharp(png).ensureAlpha().raw().toBuffer({ resolveWithObject: true }));
       }
-      pixels.push(cuts);
+      for (const [g, s] of band.slots) compared[g][s] = compareCell(shots[0], shots[1], /** @type {Cell} */ (layout.cells[g][s]), band.top, scale);
     }
-    return layout.cells.map((cells, g) => ({ cells, before: sizes[g][0], after: sizes[g][1], pixels: [pixels[0][g], pixels[1][g]] }));
+    return layout.cells.map((cells, g) => ({ cells, before: sizes[g][0], after: sizes[g][1], compared: compared[g] }));
   }
 
   async close() {
@@ -290,7 +291,11 @@ export class SvgProof {
  * @property {(Cell | null)[]} cells where each slot was drawn; null: too large, not drawn
  * @property {[number, number][]} before each slot's drawing's size before, CSS px
  * @property {[number, number][]} after
- * @property {[(Buffer | null)[], (Buffer | null)[]]} pixels each slot's pixels before and after
+ * @property {(SlotComparison | null)[]} compared each slot's pixels before against after; null: outside its screenshot
+ *
+ * @typedef {object} SlotComparison
+ * @property {number} differing pixels (RGBA, alpha included) that differ
+ * @property {number} total pixels in the slot
  */
 
 /**
@@ -442,23 +447,31 @@ function bands(cells) {
 }
 
 /**
- * A slot's pixels (RGBA rows) out of a band's screenshot.
- * @param {Buffer} data RGBA
- * @param {number} width of the screenshot, device px
- * @param {number} height
+ * A slot's pixels in the before and the after screenshot of a band,
+ * compared row by row where they lie (nothing copied), or null when the
+ * slot is not wholly inside them.
+ * @param {{ data: Buffer, info: import('sharp').OutputInfo }} before RGBA
+ * @param {{ data: Buffer, info: import('sharp').OutputInfo }} after RGBA, as large
  * @param {Cell} cell CSS px
  * @param {number} top the band's top, CSS px
  * @param {number} scale
+ * @returns {SlotComparison | null}
  */
-function cut(data, width, height, cell, top, scale) {
+function compareCell(before, after, cell, top, scale) {
+  const { width, height } = before.info;
   const x = cell[0] * scale;
   const y = (cell[1] - top) * scale;
   const w = cell[2] * scale;
   const h = cell[3] * scale;
-  if (x + w > width || y + h > height) return null;
-  const out = Buffer.alloc(w * h * 4);
-  for (let row = 0; row < h; row++) data.copy(out, row * w * 4, ((y + row) * width + x) * 4, ((y + row) * width + x + w) * 4);
-  return out;
+  if (x + w > width || y + h > height || after.info.width !== width || after.info.height !== height) return null;
+  let differing = 0;
+  for (let row = 0; row < h; row++) {
+    const start = ((y + row) * width + x) * 4;
+    const end = start + w * 4;
+    if (before.data.compare(after.data, start, end, start, end) === 0) continue;
+    for (let i = start; i < end; i += 4) if (before.data.readUInt32LE(i) !== after.data.readUInt32LE(i)) differing++;
+  }
+  return { differing, total: w * h };
 }
 
 /**
@@ -472,7 +485,7 @@ function compareGroup(group, scales) {
   const differences = [];
   for (let slot = 0; slot < group.before.length; slot++) {
     for (let s = 0; s < scales.length; s++) {
-      const { cells, before, after, pixels } = scales[s];
+      const { cells, before, after, compared } = scales[s];
       const b = before[slot];
       const a = after[slot];
       if (!b || !a) return { same: null, reason: 'a slot was not laid out' };
@@ -482,23 +495,15 @@ function compareGroup(group, scales) {
         break;
       }
       if (b[0] === 0 || b[1] === 0) break;
-      const pb = pixels[0][slot];
-      const pa = pixels[1][slot];
-      if (!pb || !pa) return { same: null, reason: 'a slot was outside its screenshot' };
-      if (!pb.equals(pa)) {
-        differences.push({ slot, reason: `${differingPixels(pb, pa)} of ${pb.length / 4} pixels differ at ${PROOF_SCALES[s]}x` });
+      const pixels = compared[slot];
+      if (!pixels) return { same: null, reason: 'a slot was outside its screenshot' };
+      if (pixels.differing > 0) {
+        differences.push({ slot, reason: `${pixels.differing} of ${pixels.total} pixels differ at ${PROOF_SCALES[s]}x` });
         break;
       }
     }
   }
   return differences.length ? { same: false, differences } : { same: true };
-}
-
-/** @param {Buffer} a @param {Buffer} b */
-function differingPixels(a, b) {
-  let n = 0;
-  for (let i = 0; i < a.length; i += 4) if (a.readUInt32LE(i) !== b.readUInt32LE(i)) n++;
-  return n;
 }
 
 /** @param {number} n */
