@@ -91,14 +91,20 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
   const contexts = [];
   /** The bytes each tab serves for its page in place of the site's, while it measures them. @type {WeakMap<import('playwright-core').Page, { path: string, bytes: Buffer }>} */
   const served = new WeakMap();
+  /** The URL of the page each tab measures: its top frame goes nowhere else. @type {WeakMap<import('playwright-core').Page, string>} */
+  const visiting = new WeakMap();
   const open = async () => {
     const { browser } = await browsers.get();
     const context = withPageTimeout(await browser.newContext({ serviceWorkers: 'block', viewport: { width: MAX_VIEWPORT, height: VIEWPORT_HEIGHT }, deviceScaleFactor: 1, reducedMotion: 'reduce' }));
     contexts.push(context);
     const tab = await context.newPage();
     await context.route('**/*', async (route) => {
-      const url = new URL(route.request().url());
+      const request = route.request();
+      const url = new URL(request.url());
       if (url.origin !== ORIGIN) return route.abort();
+      // A page that sends its window elsewhere once loaded (an old frameset's page calling for its frameset) is
+      // measured as itself: that navigation gets 204 No Content, on which a browser stays where it is.
+      if (request.isNavigationRequest() && request.frame() === tab.mainFrame() && visiting.has(tab) && url.href.split('#')[0] !== visiting.get(tab)) return route.fulfill({ status: 204, body: '' });
       const found = sitePathOf(site, url);
       if (!found) return route.fulfill({ status: 404, body: '' });
       const instead = served.get(tab);
@@ -153,7 +159,9 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
       try {
         const used = /** @type {import('playwright-core').Page} */ (tab);
         await withinPageTime(used, used.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT }), 'setting its viewport');
-        const loaded = await tab.goto(`${ORIGIN}/${encodeURI(page)}`, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS }).then(() => true, (/** @type {unknown} */ error) => {
+        const url = `${ORIGIN}/${encodeURI(page)}`;
+        visiting.set(used, new URL(url).href);
+        const loaded = await tab.goto(url, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS }).then(() => true, (/** @type {unknown} */ error) => {
           if (!pageUsable(/** @type {import('playwright-core').Page} */ (tab))) throw error;
           return false;
         });
@@ -175,6 +183,7 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
         throw new PageFailed(`Chromium could not measure it: ${firstLine(error)}`);
       } finally {
         served.delete(tab);
+        visiting.delete(tab);
         // A tab whose browser went is dropped: its place opens a new one in the browser started again.
         if (!pageUsable(tab)) drop();
         else give(tab);
