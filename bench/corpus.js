@@ -101,7 +101,8 @@ const BUILD_FLAGS = opts.skip ? ['--skip', opts.skip] : [];
  * @typedef {[string, number, number, number, number]} Box tag, x, y, width, height
  * @typedef {{ fetched: Fetched, boxes: Box[], width: number, height: number, truncated: boolean, png: Buffer, stuck: string[] }} Seen
  * @typedef {{ changed: boolean, elements: [number, number], moved: number, first: string | null }} LayoutChange
- * @typedef {{ page: string, before: Fetched | null, after: Fetched | null, size: string, pixels: number | null, layout: LayoutChange | null, shots: string | null, error: string | null, seconds?: number }} PageResult
+ * @typedef {{ page: string, before: Fetched | null, after: Fetched | null, size: string, pixels: number | null, unsteady?: number, layout: LayoutChange | null, shots: string | null, error: string | null, seconds?: number }} PageResult
+ *   unsteady: when the screenshots differ, the pixels by which a second visit of the input differs from its first
  */
 
 /** @param {number} n @param {number} digits */
@@ -511,6 +512,9 @@ async function comparePages(site, input, output, pages) {
         const { pixels, diff } = await pixelDiff(a.png, b.png);
         result.pixels = pixels;
         if (diff) {
+          // The control: the input against itself. A page that differs from itself (a script's timers, a canvas
+          // drawn as it animates) says nothing about pagediet by differing from the output too.
+          result.unsteady = (await pixelDiff(a.png, (await see(browser, before.url + page)).png)).pixels;
           const dir = path.join(SHOTS, site);
           await fs.mkdir(dir, { recursive: true });
           const base = path.join(dir, slug(page));
@@ -519,7 +523,7 @@ async function comparePages(site, input, output, pages) {
           await fs.writeFile(`${base}.diff.png`, diff);
           result.shots = base;
         }
-        console.log(`  ${page} (${result.seconds} s): ${kB(a.fetched.bytes)} ${a.fetched.requests} req → ${kB(b.fetched.bytes)} ${b.fetched.requests} req; ${pixels} px differ${result.layout.changed ? `; layout changed (${result.layout.moved} boxes moved, elements ${result.layout.elements.join(' → ')}; ${result.layout.first})` : ''}`);
+        console.log(`  ${page} (${result.seconds} s): ${kB(a.fetched.bytes)} ${a.fetched.requests} req → ${kB(b.fetched.bytes)} ${b.fetched.requests} req; ${pixels} px differ${result.unsteady ? ` (the input against itself: ${result.unsteady} px)` : ''}${result.layout.changed ? `; layout changed (${result.layout.moved} boxes moved, elements ${result.layout.elements.join(' → ')}; ${result.layout.first})` : ''}`);
       } catch (error) {
         result.error = /** @type {Error} */ (error).message.split('\n')[0];
         console.log(`  ${page}: visit failed: ${result.error}`);
@@ -596,7 +600,7 @@ for (const dir of dirs) {
   const info = Object.values(warnings).filter((g) => g.severity === 'info').reduce((n, g) => n + g.count, 0);
   const failedVisits = visited.filter((v) => v.error).length;
   const name = `${site}${source.kind ? ` (${source.kind}` : ' ('}${source.repository ? `, ${source.repository}@${(source.commit ?? '').slice(0, 7)}` : ''})`;
-  rows.push(`| ${name} | ${all.length.toLocaleString('en-US')} | ${run.timedOut ? `> ${run.wallSeconds}` : run.wallSeconds} s (${run.cpuSeconds ?? '?'} s CPU) | ${ok.length ? `${kB(result.firstVisit.before.bytes)} → ${kB(result.firstVisit.after.bytes)}` : '–'} | ${ok.length ? `${result.firstVisit.before.requests} → ${result.firstVisit.after.requests}` : '–'} | ${topWarnings}${info ? `; info ${info}` : ''} | ${run.internalError ? `**1**: ${run.internalError.split('\n')[0].slice(0, 160)}` : run.exitCode === 0 ? '0' : `exit ${run.exitCode}`} | ${proofs.count ? `${proofs.count} (${Object.entries(proofs.byPass).map(([pass, n]) => `${pass} ${n}`).join(', ')})` : '0'} | ${differing.length ? differing.map((v) => `${decodeURIComponent(v.page)} (${v.pixels} px)`).join(', ') : visited.length ? 'none' : '–'}${failedVisits ? `; ${failedVisits} visits failed` : ''} | ${moved.length ? moved.map((v) => decodeURIComponent(v.page)).join(', ') : visited.length ? 'none' : '–'} |`);
+  rows.push(`| ${name} | ${all.length.toLocaleString('en-US')} | ${run.timedOut ? `> ${run.wallSeconds}` : run.wallSeconds} s (${run.cpuSeconds ?? '?'} s CPU) | ${ok.length ? `${kB(result.firstVisit.before.bytes)} → ${kB(result.firstVisit.after.bytes)}` : '–'} | ${ok.length ? `${result.firstVisit.before.requests} → ${result.firstVisit.after.requests}` : '–'} | ${topWarnings}${info ? `; info ${info}` : ''} | ${run.internalError ? `**1**: ${run.internalError.split('\n')[0].slice(0, 160)}` : run.exitCode === 0 ? '0' : `exit ${run.exitCode}`} | ${proofs.count ? `${proofs.count} (${Object.entries(proofs.byPass).map(([pass, n]) => `${pass} ${n}`).join(', ')})` : '0'} | ${differing.length ? differing.map((v) => `${decodeURIComponent(v.page)} (${v.pixels} px${v.unsteady ? `; the input against itself: ${v.unsteady}` : ''})`).join(', ') : visited.length ? 'none' : '–'}${failedVisits ? `; ${failedVisits} visits failed` : ''} | ${moved.length ? moved.map((v) => decodeURIComponent(v.page)).join(', ') : visited.length ? 'none' : '–'} |`);
   console.log(`  first visit of ${ok.length} pages: ${kB(result.firstVisit.before.bytes)}, ${result.firstVisit.before.requests} requests → ${kB(result.firstVisit.after.bytes)}, ${result.firstVisit.after.requests} requests; ${differing.length} screenshots differ, ${moved.length} layouts changed`);
   if (!KEEP) await fs.rm(out, { recursive: true, force: true });
   else console.log(`  output kept in ${out}`);
