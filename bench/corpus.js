@@ -99,7 +99,8 @@ const BUILD_FLAGS = opts.skip ? ['--skip', opts.skip] : [];
  * @typedef {{ severity: string, count: number, examples: { file: string, message: string }[] }} WarningGroup
  * @typedef {{ bytes: number, requests: number, failed: number }} Fetched
  * @typedef {[string, number, number, number, number]} Box tag, x, y, width, height
- * @typedef {{ fetched: Fetched, boxes: Box[], width: number, height: number, truncated: boolean, png: Buffer, stuck: string[] }} Seen
+ * @typedef {{ fetched: Fetched, boxes: Box[], width: number, height: number, truncated: boolean, png: Buffer, stuck: string[], shrunk: boolean }} Seen
+ *   shrunk: the page saw a resize event narrower than the viewport (the browser's, not the page's: see `see`)
  * @typedef {{ changed: boolean, elements: [number, number], moved: number, first: string | null }} LayoutChange
  * @typedef {{ page: string, before: Fetched | null, after: Fetched | null, size: string, pixels: number | null, unsteady?: number, layout: LayoutChange | null, shots: string | null, error: string | null, seconds?: number }} PageResult
  *   unsteady: when the screenshots differ, the pixels by which a second visit of the input differs from its first
@@ -289,12 +290,32 @@ function proofFailures(summary) {
 
 /**
  * A page of a site, as a first visit and then as still as it can be made.
+ * Now and then headless Chromium gives a page a 1x1 px window for a moment
+ * as it loads (on the input as on the output, one visit in five on a busy
+ * machine): a `resize` event at 1 px, which a page's script may answer (SB
+ * Admin 2 collapses its sidebar under 480 px). Such a visit is made again,
+ * at most twice.
  * @param {import('playwright-core').Browser} browser
  * @param {string} url
  * @returns {Promise<Seen>}
  */
 async function see(browser, url) {
+  let seen = await seeOnce(browser, url);
+  for (let again = 0; again < 2 && seen.shrunk; again++) seen = await seeOnce(browser, url);
+  return seen;
+}
+
+/**
+ * One visit of `see`.
+ * @param {import('playwright-core').Browser} browser
+ * @param {string} url
+ * @returns {Promise<Seen>}
+ */
+async function seeOnce(browser, url) {
   const context = await browser.newContext({ viewport: VIEWPORT, deviceScaleFactor: 1, reducedMotion: 'reduce' });
+  await context.addInitScript((width) => {
+    addEventListener('resize', () => { if (innerWidth < width) /** @type {any} */ (window).__pagedietShrunk = true; });
+  }, VIEWPORT.width);
   // A visit that has not ended in --stall minutes closes its context: every call still waiting on the page then fails.
   let stalled = false;
   const guard = STALL_MS > 0 ? setTimeout(() => { stalled = true; context.close().catch(() => {}); }, STALL_MS) : null;
@@ -400,7 +421,8 @@ async function see(browser, url) {
     const truncated = size.height > MAX_HEIGHT;
     const png = await page.screenshot({ fullPage: true, animations: 'disabled', caret: 'hide', timeout: 120_000, ...(truncated && { clip: { x: 0, y: 0, width: size.width, height: MAX_HEIGHT } }) });
     if (stalled) throw new Error('closed');
-    return { fetched, boxes, width: size.width, height: size.height, truncated, png, stuck };
+    const shrunk = await page.evaluate(() => Boolean(/** @type {any} */ (window).__pagedietShrunk)).catch(() => false);
+    return { fetched, boxes, width: size.width, height: size.height, truncated, png, stuck, shrunk };
   } catch (error) {
     if (stalled) throw new Error(`stalled: the visit had not ended after ${STALL_MS / 60_000} minutes`);
     throw error;

@@ -270,6 +270,57 @@ describe('svg when the full preset draws differently', () => {
   }, 120_000);
 });
 
+describe('svg drawn smaller than its own size', () => {
+  /**
+   * Twelve translucent shapes, each edged by a cubic curve that is a quadratic raised a degree, in a 650x610 drawing:
+   * svgo writes each curve back as a quadratic, which Chromium draws alike at 650 px (1x and 2x) and not at 48, 24 or
+   * 16 px, where pages draw such illustrations (SB Admin 2's rocket at 3rem). Before the proof drew scaled copies,
+   * this file's svgo result was written and drew 26 pixels differently at 48 px.
+   */
+  function curves() {
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const round = (/** @type {number} */ v) => +v.toFixed(4);
+    const paths = [];
+    for (let i = 0; i < 12; i++) {
+      const x = +(40 + random() * 500).toFixed(1), y = +(40 + random() * 500).toFixed(1);
+      const qx = +(random() * 120 - 60).toFixed(1), qy = +(random() * 120 - 60).toFixed(1);
+      const ex = +(random() * 160 - 80).toFixed(1), ey = +(random() * 160 - 80).toFixed(1);
+      const cubic = [(2 * qx) / 3, (2 * qy) / 3, ex + (2 * (qx - ex)) / 3, ey + (2 * (qy - ey)) / 3, ex, ey].map(round);
+      paths.push(`<path d="M${x},${y}c${cubic.join(',')}l${round(-ex / 2)},60z" fill="#4e73df" opacity=".6"/>`);
+    }
+    return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 650 610">\n${paths.join('\n')}\n</svg>\n`;
+  }
+
+  chromiumTest('proves an image at the heights pages scale icons to, and writes what draws the same there', async () => {
+    const page = '<!doctype html><body style="margin:0"><img src="curves.svg" style="height:48px" alt=""><img src="curves.svg" style="height:24px" alt=""><img src="curves.svg" style="height:16px" alt="">';
+    const input = await writeTree(await tempDir(), { 'index.html': page, 'curves.svg': curves() });
+    const out = path.join(await tempDir(), 'out');
+    const summary = await build({ input, output: out, only: ['svg'], cache: false });
+    expect(svgReport(summary).decisions.map((d) => d.reason.replace(/\d+/g, 'N'))).toEqual([
+      "N → N B, drawn whole (svgo's full preset drew differently: N of N pixels differ at Nx; without the plugins that change numbers it draws the same)",
+    ]);
+    const browser = await launchChromium();
+    try {
+      for (const scale of [1, 2]) {
+        /** @type {Buffer[]} */
+        const shots = [];
+        for (const root of [input, out]) {
+          const context = await browser.newContext({ deviceScaleFactor: scale, viewport: { width: 200, height: 60 } });
+          const tab = await context.newPage();
+          await tab.goto(`file://${path.join(root, 'index.html')}`, { waitUntil: 'load' });
+          await tab.evaluate(() => Promise.all([...document.images].map((img) => img.decode())));
+          shots.push(await tab.screenshot());
+          await context.close();
+        }
+        expect(shots[1].equals(shots[0]), `${scale}x`).toBe(true);
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
+});
+
 describe('svg on a page whose inline drawings use each other', () => {
   const SPRITE = `<svg style="display:none" xmlns="http://www.w3.org/2000/svg">
   <!-- inline sprite -->

@@ -41,6 +41,12 @@ const PAGES_PER_BATCH = 16;
 /** The box a probe of a clip path, mask, filter or paint server is drawn in, and the largest a <use> of an element is. */
 const PROBE_SIZE = 96;
 const MAX_PROBE_SIDE = 512;
+/**
+ * Heights an SVG file is also drawn at as an image, CSS px: pages scale icons and illustrations to such sizes
+ * (Bootstrap's 1rem, 1.5rem, 3rem), where a change that draws the same at the natural size may antialias differently
+ * (merged paths, moved numbers).
+ */
+const SCALED_HEIGHTS = [16, 24, 48];
 
 /**
  * @typedef {import('../site/site.js').Site} Site
@@ -365,7 +371,7 @@ function keepFile(ctx, file, refusal) {
 function fileGroup(file, unit, bom, bytes) {
   const natural = naturalBox(unit.shape.root);
   /** @type {((url: string) => string)[]} slot makers, each given the version's URL */
-  const makers = [slots.image];
+  const makers = [slots.image, ...SCALED_HEIGHTS.filter((h) => h !== natural.height).map((h) => (/** @type {string} */ url) => slots.scaledImage(url, h))];
   for (const [id, target] of Object.entries(unit.shape.targets)) {
     const fragment = `#${encodeURIComponent(id)}`;
     const probe = probeFor(target.name, fragment, natural, target.viewBox);

@@ -74,6 +74,8 @@ export function attr(text) {
 export const slots = {
   /** An SVG as an image, at its natural size. @param {string} url */
   image: (url) => `<img src="${attr(url)}" alt="">`,
+  /** An SVG as an image scaled by CSS to a height, as a page's icon class draws it. @param {string} url @param {number} height CSS px */
+  scaledImage: (url, height) => `<img src="${attr(url)}" alt="" style="height:${height}px;width:auto">`,
   /** Markup (an inline <svg>) as it is, or in a box that gives it the contrast properties. @param {string} markup @param {boolean} contrast */
   markup: (markup, contrast) => (contrast ? `<div style="${CONTRAST};width:max-content">${markup}</div>` : markup),
   /**
