@@ -16,6 +16,7 @@
  * run and animations stand still.
  */
 import { PAGE_TIMEOUT_MS, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
+import { capture } from '../browser/capture.js';
 import sharp from 'sharp';
 import { ORIGIN } from '../images/layout.js';
 import { encodePath } from '../site/edits.js';
@@ -321,21 +322,18 @@ function proofDocument(base, groups) {
 }
 
 /**
- * A screenshot of part of the page, PNG: DevTools' capture, which takes a
- * third of the time of playwright's, or playwright's when DevTools' fails
- * (it sometimes does on a page just loaded).
+ * A screenshot of part of the page, PNG (src/browser/capture.js).
  * @param {import('playwright-core').Page} page
  * @param {import('playwright-core').CDPSession} cdp
  * @param {{ x: number, y: number, width: number, height: number }} clip CSS px
  * @param {number} scale the device scale: the picture has as many pixels as the screen
  */
-async function screenshot(page, cdp, clip, scale) {
-  try {
-    const { data } = await cdp.send('Page.captureScreenshot', { format: 'png', clip: { ...clip, scale }, captureBeyondViewport: true, fromSurface: true });
-    return Buffer.from(data, 'base64');
-  } catch {
-    return page.screenshot({ type: 'png', fullPage: true, omitBackground: true, animations: 'disabled', caret: 'hide', clip, timeout: PAGE_TIMEOUT_MS });
-  }
+function screenshot(page, cdp, clip, scale) {
+  return capture(
+    page,
+    async () => Buffer.from((await cdp.send('Page.captureScreenshot', { format: 'png', clip: { ...clip, scale }, captureBeyondViewport: true, fromSurface: true })).data, 'base64'),
+    () => page.screenshot({ type: 'png', fullPage: true, omitBackground: true, animations: 'disabled', caret: 'hide', clip, timeout: PAGE_TIMEOUT_MS }),
+  );
 }
 
 /**

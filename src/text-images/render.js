@@ -14,6 +14,7 @@
 import sharp from 'sharp';
 import { cssColour } from './pixels.js';
 import { withPageTimeout, withinPageTime } from '../browser/page-failed.js';
+import { capture } from '../browser/capture.js';
 
 /**
  * @typedef {import('./pixels.js').Rgb} Rgb
@@ -199,22 +200,19 @@ export class RenderSession {
   }
 
   /**
-   * The page's top-left corner as a PNG. DevTools' Page.captureScreenshot
-   * directly, with optimizeForSpeed (Chromium's fastest PNG compression: the
-   * same pixels in a larger file, the screenshots of a build 40% faster), and
-   * playwright's screenshot when that fails, as it may for a page just loaded
-   * ("Unable to capture screenshot") or in a browser that lacks the option.
+   * The page's top-left corner as a PNG (src/browser/capture.js), DevTools'
+   * capture with optimizeForSpeed (Chromium's fastest PNG compression: the
+   * same pixels in a larger file, the screenshots of a build 40% faster).
    * @param {number} width
    * @param {number} height
    */
-  async screenshot(width, height) {
+  screenshot(width, height) {
     const clip = { x: 0, y: 0, width, height };
-    try {
-      const { data } = await this.tab.cdp.send('Page.captureScreenshot', { format: 'png', clip: { ...clip, scale: 1 }, optimizeForSpeed: true });
-      return Buffer.from(data, 'base64');
-    } catch {
-      return this.page.screenshot({ type: 'png', clip, animations: 'disabled' });
-    }
+    return capture(
+      this.page,
+      async () => Buffer.from((await this.tab.cdp.send('Page.captureScreenshot', { format: 'png', clip: { ...clip, scale: 1 }, optimizeForSpeed: true })).data, 'base64'),
+      () => this.page.screenshot({ type: 'png', clip, animations: 'disabled' }),
+    );
   }
 }
 
