@@ -189,7 +189,7 @@ describe('photos', () => {
     expect(on.pass.decisions.find((d) => d.file === 'b.webp')).toEqual({ file: 'b.webp', action: 'kept', reason: 'a lossless WebP: kept pixel-exact' });
   }, 180_000);
 
-  it('searches AVIF at effort 3, then up to 500,000 pixels writes effort 4 a quantizer level or two lower when it passes and is smaller', async () => {
+  it('searches AVIF at effort 3, then up to 500,000 pixels writes effort 4 a quantizer level lower when it passes and is smaller', async () => {
     const avif = async (/** @type {Buffer} */ bytes) => {
       const result = await photo({ bytes, options: { score: GATE, formats: ['avif'], maxPixels: 100_000_000 } });
       expect(result.status).toBe('converted');
@@ -197,7 +197,7 @@ describe('photos', () => {
     };
     const score = async (/** @type {Buffer} */ original, /** @type {Buffer} */ encoded) => ssimulacra2(await shown(original), await shown(encoded));
     // 600x400, 240,000 pixels: effort 3's search ends at quality 77 (75 fails). 76 and 77 are one quantizer level,
-    // so the levels below are 75 and 74: effort 4 at 74 fails, at 75 it passes and is smaller.
+    // so the level below is 75 (74 a level further): effort 4 at 75 passes and is smaller, at 74 it fails.
     const small = await photoJpeg('coffee.png', { width: 600 });
     const finished = await avif(small);
     expect([finished.width, finished.height, finished.quality, finished.effort, finished.bytes.length]).toEqual([600, 400, 75, 4, 50_375]);

@@ -79,8 +79,8 @@ const SLOPE = /** @type {Record<PhotoFormat, number>} */ ({ jpeg: 1, webp: 0.5, 
 const SLOPE_LIMITS = [0.2, 3];
 /**
  * AVIF is searched at effort 3. Up to this many pixels (the widths most visitors are served), effort 4 is then
- * tried two quantizer levels below the quality found, then one below (avifQualityLevels), and taken when it
- * passes and is smaller.
+ * tried one quantizer level below the quality found (avifQualityLevels), and taken when it passes and is
+ * smaller.
  * At the gate effort 4 is 0-11% smaller than effort 3 (median 5%; its lowest passing quality lay 0-5 below
  * effort 3's) and each encoding takes six times as long: a second or two at these widths, 25 s at 2400x1600
  * (docs/measurements/photos.md).
@@ -250,15 +250,17 @@ function firstGuess(format, originalQuality) {
 }
 
 /**
- * The lowest quality of one format whose encoding passes the gate. Scores
- * rise with quality almost everywhere: from a first guess, the next quality
- * is estimated from the slope, a step past the gate; while every quality
- * measured is on one side of the gate, the next is extrapolated along the
- * slope of the last two; then the bracket of a failing and a passing quality
- * is narrowed by interpolating the gate between their scores until they are
- * neighbours (typically 2 to 4 encodings). Where scores do not rise, the
- * search still returns only a variant that was measured and passed. An AVIF
- * of up to AVIF_EFFORT_4_PIXELS is then tried at effort 4 (see there).
+ * A low quality of one format whose encoding passes the gate, in as few
+ * encodings as the scores allow. Scores rise with quality almost everywhere:
+ * from a first guess (the original's own quality, or the quality found at
+ * full size), a failing quality is followed by one a step past the gate
+ * along the slope of the last two scores; from the lowest passing quality,
+ * the search goes down only while the slope predicts the next quality down
+ * still passes, and stops at the first that fails or that is predicted to
+ * fail. A guess near the gate is one encoding, usually two; a passing
+ * quality with a failing neighbour below it is the lowest. What is written
+ * was encoded as written and scored. An AVIF of up to AVIF_EFFORT_4_PIXELS
+ * is then tried once at effort 4 (see there).
  * @param {Buffer} bytes
  * @param {{ scorer: import('../ssimulacra2.js').Ssimulacra2Scorer, width: number | null, pixelCount: number }} target
  *   the original's pixels as scored, at WIDTH (null: the original's size), and their count
@@ -284,15 +286,15 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
   /** AVIF's qualities of one quantizer level give one file: a level measured once serves them all. */
   const levels = format === 'avif' ? await avifQualityLevels() : null;
   const levelOf = (/** @type {number} */ quality) => levels?.get(quality) ?? quality;
-  /** Measured at the search's effort, by quality. @type {Map<number, Measured>} */
-  const tried = new Map();
-  /** The same, by level. @type {Map<number, Measured>} */
+  /** The highest quality of the level below QUALITY's (QUALITY - 1 where every quality is a level of its own). */
+  const levelBelow = (/** @type {number} */ quality) => levelOf(quality) - 1;
+  /** Measured at the search's effort, by level. @type {Map<number, Measured>} */
   const byLevel = new Map();
   /** @param {number} quality */
   const attempt = async (quality) => {
-    const found = tried.get(quality) ?? byLevel.get(levelOf(quality)) ?? (await measure(quality, AVIF_SEARCH_EFFORT));
-    tried.set(quality, found);
-    byLevel.set(levelOf(quality), found);
+    const level = levelOf(quality);
+    const found = byLevel.get(level) ?? (await measure(quality, AVIF_SEARCH_EFFORT));
+    byLevel.set(level, found);
     return found.score;
   };
   /** @typedef {{ q: number, score: number }} Point */
@@ -301,48 +303,43 @@ async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepP
   /** @param {number} q */
   const tryAt = async (q) => {
     const score = await attempt(q);
-    if (score >= gate) { if (!bracket.pass || q < bracket.pass.q) bracket.pass = { q, score }; }
-    else if (!bracket.fail || q > bracket.fail.q) bracket.fail = { q, score };
-    return score;
+    const point = { q, score };
+    if (score >= gate) { if (!bracket.pass || q < bracket.pass.q) bracket.pass = point; }
+    else if (!bracket.fail || q > bracket.fail.q) bracket.fail = point;
+    return point;
   };
-  const first = start ?? FIRST_GUESS[format];
-  let last = { q: first, score: await tryAt(first) };
-  // Steps along the slope, a step past the gate, until it is bracketed or the range ends.
+  /** The slope between two measurements, held to SLOPE_LIMITS (scores are noisy). @param {Point} a @param {Point} b */
+  const slopeOf = (a, b) => Math.min(SLOPE_LIMITS[1], Math.max(SLOPE_LIMITS[0], (b.score - a.score) / (b.q - a.q) || 0));
   let slope = SLOPE[format];
-  while (!bracket.pass || !bracket.fail) {
-    const [from, down] = bracket.pass ? [bracket.pass, true] : [/** @type {Point} */ (bracket.fail), false];
-    if (down ? from.q <= min : from.q >= max) break;
-    const past = Math.round(from.q + (gate - from.score) / slope) + (down ? -1 : 1);
-    const q = down ? Math.max(min, Math.min(from.q - 1, past)) : Math.min(max, Math.max(from.q + 1, past));
-    const score = await tryAt(q);
-    // The slope of the last two measurements, for the next extrapolation.
-    slope = Math.min(SLOPE_LIMITS[1], Math.max(SLOPE_LIMITS[0], (score - last.score) / (q - last.q) || 0));
-    last = { q, score };
+  let last = await tryAt(start ?? FIRST_GUESS[format]);
+  // Up, a step past the gate along the slope, until a quality passes or the range ends.
+  while (!bracket.pass && last.q < max) {
+    const q = Math.min(max, Math.max(last.q + 1, Math.round(last.q + (gate - last.score) / slope) + 1));
+    const next = await tryAt(q);
+    slope = slopeOf(last, next);
+    last = next;
   }
-  for (let { fail, pass } = bracket; fail && pass && pass.q - fail.q > 1; ({ fail, pass } = bracket)) {
-    const at = pass.score > fail.score ? fail.q + ((gate - fail.score) / (pass.score - fail.score)) * (pass.q - fail.q) : (fail.q + pass.q) / 2;
-    await tryAt(Math.min(pass.q - 1, Math.max(fail.q + 1, Math.round(at))));
+  // Down, while the slope predicts that the next level down passes too.
+  for (let { pass, fail } = bracket; pass; ({ pass, fail } = bracket)) {
+    const below = levelBelow(pass.q);
+    if (below < min || (fail && below <= fail.q)) break;
+    if (fail) slope = slopeOf(fail, pass);
+    const reachable = Math.floor(pass.q - (pass.score - gate) / slope);
+    if (reachable > below) break;
+    const q = Math.max(reachable, fail ? fail.q + 1 : min);
+    const next = await tryAt(levelOf(q) === levelOf(pass.q) ? below : q);
+    if (next.score >= gate) slope = slopeOf(next, pass);
   }
-  const bestScore = Math.max(...[...tried.values()].map((t) => t.score));
-  if (!bracket.pass) return { trial: { format, bytes: null, quality: null, score: round(bestScore) }, variant: null };
+  if (!bracket.pass) {
+    const bestScore = Math.max(...[...byLevel.values()].map((t) => t.score));
+    return { trial: { format, bytes: null, quality: null, score: round(bestScore) }, variant: null };
+  }
   let [q, written] = [bracket.pass.q, AVIF_SEARCH_EFFORT];
-  let best = /** @type {Measured} */ (tried.get(q));
-  if (format === 'avif' && pixelCount <= AVIF_EFFORT_4_PIXELS) {
-    /** The highest quality of each of the two quantizer levels below the one found. @type {number[]} */
-    const below = [];
-    for (let at = q - 1, level = levelOf(q); at >= min && below.length < 2; at--) {
-      if (levelOf(at) !== level) below.push(at);
-      level = levelOf(at);
-    }
-    /** @param {number | undefined} at */
-    const finish = async (at) => {
-      if (at === undefined) return false;
-      const measured = await measure(at, 4);
-      if (measured.score < gate || measured.encoded.length >= best.encoded.length) return false;
-      [q, written, best] = [at, 4, measured];
-      return true;
-    };
-    if (!(await finish(below[1]))) await finish(below[0]);
+  let best = /** @type {Measured} */ (byLevel.get(levelOf(q)));
+  if (format === 'avif' && pixelCount <= AVIF_EFFORT_4_PIXELS && levelBelow(q) >= min) {
+    const at = levelBelow(q);
+    const measured = await measure(at, 4);
+    if (measured.score >= gate && measured.encoded.length < best.encoded.length) [q, written, best] = [at, 4, measured];
   }
   const { encoded: found, score, width: shownWidth, height: shownHeight } = best;
   const encoded = format === 'jpeg' ? withMark(found) : found;
