@@ -47,13 +47,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { launchBrowser } from '../src/browser/launch.js';
 import { startServer } from '../src/loader/server.js';
 import { samplePages, sitePages } from '../src/report/compare.js';
 import { GNU_TIME } from './peers/measure.js';
 import { recordMeasurement } from './record.js';
+import { BROTLI_FIGURE_TEXT, brotliFigureMs } from './machine.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = path.join(ROOT, 'bin/pagediet.js');
@@ -110,30 +110,6 @@ const BUILD_FLAGS = opts.skip ? ['--skip', opts.skip] : [];
 const round = (n, digits) => Math.round(n * 10 ** digits) / 10 ** digits;
 /** @param {number} n */
 const kB = (n) => `${(n / 1000).toLocaleString('en-US', { maximumFractionDigits: 0 })} kB`;
-
-/**
- * The machine's speed as one fixed figure: the time of a brotli encode at
- * quality 11 of a fixed 256 KiB text (words drawn by a fixed LCG), median of 3.
- */
-function brotliFigure() {
-  const words = ['the', 'page', 'image', 'style', 'table', 'server', 'bytes', 'request', 'network', 'frame', 'font', 'color', 'width', 'height', 'index', 'link'];
-  const parts = [];
-  let seed = 12345;
-  let length = 0;
-  while (length < 256 * 1024) {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    const word = words[seed % words.length] + (seed % 7 === 0 ? '.\n' : ' ');
-    parts.push(word);
-    length += word.length;
-  }
-  const text = Buffer.from(parts.join('').slice(0, 256 * 1024));
-  const times = [0, 1, 2].map(() => {
-    const t = performance.now();
-    zlib.brotliCompressSync(text, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: text.length } });
-    return performance.now() - t;
-  }).sort((a, b) => a - b);
-  return Math.round(times[1]);
-}
 
 /**
  * CPU seconds (user + system) of the processes of a process group, read from
@@ -567,8 +543,8 @@ async function readSources(file) {
   }
 }
 
-const brotliMs = brotliFigure();
-const machine = `node ${process.versions.node}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; brotli quality 11 of a fixed 256 KiB text: ${brotliMs} ms`;
+const brotliMs = brotliFigureMs();
+const machine = `node ${process.versions.node}, ${os.availableParallelism()} cores (${os.cpus()[0]?.model ?? 'unknown CPU'}), ${Math.round(os.totalmem() / 2 ** 30)} GiB; ${BROTLI_FIGURE_TEXT}: ${brotliMs} ms`;
 console.log(`pagediet on a corpus of ${dirs.length} sites: ${machine}, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`);
 const sourcesFile = opts.sources ? path.resolve(opts.sources) : path.join(path.dirname(dirs[0]), 'sources.json');
 const sources = await readSources(sourcesFile);

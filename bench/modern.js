@@ -19,6 +19,7 @@ import sharp from 'sharp';
 import { build } from '../src/pipeline.js';
 import { ssimulacra2 } from '../src/images/ssimulacra2.js';
 import { installJampack, runJampack, visit as visitPages } from './peers/chromium-visit.js';
+import { machineLine } from './machine.js';
 import { recordMeasurement } from './record.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -32,7 +33,7 @@ const visit = (root) => visitPages(root, PAGES, VIEWPORTS);
 const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'pagediet-bench-modern-'));
-console.log(`pagediet against jampack on fixtures/modern: node ${process.versions.node}, ${os.availableParallelism()} cores, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+console.log(`pagediet against jampack on fixtures/modern: ${machineLine()}`);
 
 /**
  * What a browser shows of an image, optionally resized, as the metric takes it.

@@ -27,6 +27,7 @@ import { listFiles } from './peers/chain.js';
 import { ensureDebianTools } from './peers/limits.js';
 import { VISIT_PROFILE, pagesOf, visit } from './peers/visit.js';
 import { besideJampack } from './peers/today.js';
+import { machineLine } from './machine.js';
 import { recordMeasurement } from './record.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -57,7 +58,7 @@ const IMAGE_PASSES = ['gif-to-png', 'animations', 'png'];
 
 const tools = ensureDebianTools();
 const work = await fs.mkdtemp(path.join(os.tmpdir(), 'pagediet-bench-peers-'));
-console.log(`pagediet against its peers: node ${process.versions.node}, ${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}`);
+console.log(`pagediet against its peers: ${machineLine()}`);
 console.log(`limit tools: ${Object.entries(tools).map(([t, ok]) => `${t} ${ok ? 'present' : 'MISSING'}`).join(', ')}`);
 console.log(`work directory ${work}\n`);
 

@@ -1,12 +1,13 @@
 // Records a benchmark's latest figures in its file of docs/measurements/: a
-// section `## YYYY-MM-DD — <title>` with the machine and the commit, put
+// section `## YYYY-MM-DD — <title>` with the machine (its fixed CPU figure
+// included, bench/machine.js) and the commit, put
 // before the newest dated section (newest first), after the file's method.
 // `--no-record` on the benchmark's command line only prints.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { machineLine } from './machine.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DATED = /^## \d{4}-\d{2}-\d{2}\b/m;
@@ -33,7 +34,7 @@ export async function recordMeasurement(file, title, body) {
   if (process.argv.includes('--no-record')) return null;
   const target = path.join(ROOT, 'docs/measurements', file);
   const at = commit();
-  const machine = `${os.availableParallelism()} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.versions.node}, load average ${os.loadavg().map((n) => n.toFixed(1)).join(' ')}${at ? `, commit ${at}` : ''}`;
+  const machine = machineLine(at);
   const command = ['node', path.relative(ROOT, process.argv[1] ?? ''), ...process.argv.slice(2)].join(' ');
   const section = `## ${new Date().toISOString().slice(0, 10)} — ${title}\n\n\`${command}\`: ${machine}.\n\n${body.trim()}\n\n`;
   const text = await fs.readFile(target, 'utf8').catch(() => `# ${title}\n\n`);
