@@ -31,9 +31,18 @@ beforeAll(async () => {
 
 describe('the default summary', () => {
   it('fits one screen of 80 columns', () => {
-    const lines = formatBuildSummary(summary).trimEnd().split('\n');
+    const lines = formatBuildSummary(summary, { columns: 80 }).trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(SUMMARY_LINES);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
+  });
+
+  it('cuts a line only to a terminal\'s width: in a pipe or a log every line is whole', () => {
+    const long = { ...summary, input: `/site/${'deep/'.repeat(16)}input`, ms: 13_200 };
+    const head = `pagediet ${summary.version}: ${long.input} -> ${summary.output} (13.2 s)`;
+    expect(head.length).toBeGreaterThan(100);
+    expect(formatBuildSummary(long).split('\n')[0]).toBe(head);
+    expect(formatBuildSummary(long, { columns: 80 }).split('\n')[0]).toBe(`${head.slice(0, 79)}…`);
+    expect(formatBuildSummary(long, { columns: 120 }).split('\n')[0]).toBe(`${head.slice(0, 119)}…`);
   });
 
   it('counts messages by severity and lists warnings grouped, with three examples', () => {
@@ -82,7 +91,7 @@ describe('the default summary', () => {
       }
     }
     const report = /** @type {import('../src/report/compare.js').ReportData} */ ({ headline: headline(savings, 10, PAGES, 'gzip', 7200) });
-    const lines = formatBuildSummary(summary, { report }).trimEnd().split('\n');
+    const lines = formatBuildSummary(summary, { report, columns: 80 }).trimEnd().split('\n');
     expect(lines.length).toBeLessThanOrEqual(SUMMARY_LINES);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     const at = lines.indexOf(`What visitors load (10 of ${PAGES} pages over HTTP/2):`);

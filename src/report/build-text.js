@@ -45,7 +45,8 @@ function plural(n, one, many = `${one}s`) {
 /**
  * @typedef {object} SummaryTextOptions
  * @property {import('./compare.js').ReportData} [report] the loader's comparison, when it ran: the headline
- * @property {number} [columns] the terminal's width (at least 80 is used)
+ * @property {number} [columns] the terminal's width (at least 80 is used); without it (a pipe, a file, a CI log: no
+ *   width) lines are laid out for 80 columns but never cut
  * @property {boolean} [verbose] list every message and every decision that was not 'changed'
  */
 
@@ -131,7 +132,8 @@ export function formatBuildSummary(s, options = {}) {
   }
   if (idle.length) lines.push(`  no change:    ${idle.join(', ')}`);
   lines.push(tail[0], ...shownMessages.flat(), ...tail.slice(1));
-  return `${lines.map((l) => fit(l, width)).join('\n')}\n`;
+  // Only a terminal has a width to cut to: a log keeps every line whole.
+  return `${(options.columns === undefined ? lines : lines.map((l) => fit(l, width))).join('\n')}\n`;
 }
 
 /**
