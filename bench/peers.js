@@ -410,5 +410,17 @@ function table(site, r) {
   rows.push(`pagediet --lossy (a third build, same cache: ${fmt(l.usage.wallSeconds)} s wall) made ${l.lossyImages.count} images lossy (lowest quality ${fmt(l.lossyImages.lowestQuality)} on libimagequant's scale, floor 65).`);
   rows.push(`Limit references took ${fmt(b.limits.wallSeconds)} s wall, ${fmt(b.limits.cpuSeconds)} s CPU. Same output cold and warm: pagediet ${r.sameOutput.pagediet}, peers ${r.sameOutput.peers}, lossless ${r.sameOutput.peersLossless}. Site measured in ${r.seconds} s.`);
   rows.push(`pagediet pass times, cold/warm ms: ${Object.entries(b.pagediet.passMs).map(([n, t]) => `${n} ${/** @type {any} */ (t).cold}/${/** @type {any} */ (t).warm}`).join(', ')}.`);
+  rows.push('', 'The speed issue\'s goals for a site of this kind (ratios of this run):', '');
+  /** @param {string} what @param {number | null | undefined} a @param {number | null | undefined} over @param {number} limit @param {boolean} [below] strictly below */
+  const goal = (what, a, over, limit, below = false) => {
+    if (a === null || a === undefined || !over) return rows.push(`- not measured: ${what}`);
+    const value = a / over;
+    return rows.push(`- ${(below ? value < limit : value <= limit) ? 'met' : '**missed**'}: ${what} ${value.toFixed(3)} (goal: ${below ? 'below' : 'at most'} ${limit})`);
+  };
+  goal('cold build wall time, pagediet over the peer chain:', b.pagediet.cold.wallSeconds, b.peers.run1.wallSeconds, 3);
+  goal('cold build wall time, pagediet over the lossless chain:', b.pagediet.cold.wallSeconds, b.peersLossless.run1.wallSeconds, 3);
+  goal('first visit, bytes on the wire, pagediet over the peer chain (lossy WebP):', v.pagediet.firstWireBytes, v.peers.firstWireBytes, 1, true);
+  goal('first visit, bytes on the wire, pagediet over the lossless chain:', v.pagediet.firstWireBytes, v.peersLossless.firstWireBytes, 1, true);
+  goal('warm build wall time over the cold one:', b.pagediet.warm.wallSeconds, b.pagediet.cold.wallSeconds, 0.05);
   return rows.join('\n');
 }
