@@ -31,7 +31,6 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { build } from '../pipeline.js';
 import { MARKER } from '../output.js';
 import { formatBytes } from '../report/build-text.js';
 import { groupDecisions, groupMessages } from '../report/groups.js';
@@ -322,6 +321,9 @@ export async function optimizeInPlace(dir, options) {
   const old = `${dir}.pagediet-old-${stamp}`;
   try {
     const configs = options.configs ?? `${dir}-configs`;
+    // Loaded when the bundle is written, not with the config: the pass list loads its modules with a top-level
+    // await, and a CommonJS project's vite.config.js require()s this file, which Node refuses for such a graph.
+    const { build } = await import('../pipeline.js');
     const summary = await build({ ...options, configs, input: dir, output: built });
     // The marker guards pagediet's own output directories; a bundle directory is Vite's, and it would be deployed.
     await fs.rm(path.join(built, MARKER), { force: true });
