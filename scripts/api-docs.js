@@ -1,7 +1,8 @@
 /**
  * Writes docs/api.md, the API reference, from the JSDoc of the public API:
  * the entry points of package.json's "exports" (`pagediet`: src/index.js,
- * `pagediet/vite`: src/plugins/vite.js) and the pass contract (src/pass.js).
+ * `pagediet/vite`, `pagediet/eleventy`, `pagediet/astro`: src/plugins/) and the pass
+ * contract (src/pass.js).
  * The sources are read with the TypeScript compiler (the project's
  * tsconfig.json): each exported function with its signature, description,
  * parameters (types and defaults), return value and examples, and every
