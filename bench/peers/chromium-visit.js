@@ -25,6 +25,9 @@ const KINDS = /** @type {const} */ ([['svg', /\.svg$/i], ['scripts', /\.m?js$/i]
  * @typedef {{ bytes: number, requests: number, images: number, byKind: Record<string, Fetched> }} VisitFigures
  */
 
+/** A favicon's path, under its own name or a content-hashed one. */
+const FAVICON = /\/favicon[^/]*\.(?:ico|png|svg)$/i;
+
 /**
  * Every page visited in Chromium, once per viewport.
  * @param {string} root the site's folder
@@ -68,6 +71,9 @@ export async function visit(root, pages, viewports) {
         tab.on('requestfinished', (request) => { finished.push(request); });
         await tab.goto(base + page, { waitUntil: 'networkidle' });
         for (const request of finished) {
+          // A favicon is fetched or not by Chromium's timing (after load, before network idle or after it), not by
+          // the page: counted on neither side.
+          if (FAVICON.test(new URL(request.url()).pathname)) continue;
           const sizes = await request.sizes();
           const bytes = sizes.responseBodySize + sizes.responseHeadersSize;
           sum.bytes += bytes;
@@ -107,9 +113,13 @@ export function installJampack() {
 }
 
 /**
- * Runs jampack with its defaults on a folder, in place.
+ * Runs jampack with its defaults on a folder, in place, cold: the cache it
+ * keeps in its working directory (.jampack/, its image results by content)
+ * is removed first, as pagediet is timed with an empty cache.
  * @param {string} dir
  */
 export function runJampack(dir) {
-  execFileSync(installJampack(), [dir], { stdio: 'ignore', cwd: JAMPACK_PREFIX });
+  const bin = installJampack();
+  fs.rmSync(path.join(JAMPACK_PREFIX, '.jampack'), { recursive: true, force: true });
+  execFileSync(bin, [dir], { stdio: 'ignore', cwd: JAMPACK_PREFIX });
 }
