@@ -54,7 +54,7 @@ export default function pagediet(options = {}) {
     name: 'pagediet',
     hooks: {
       'astro:build:done': async ({ dir, logger }) => {
-        const summary = await optimizeInPlace(fileURLToPath(dir).replace(/[\\/]+$/, ''), buildOptions);
+        const summary = await optimizeInPlace(fileURLToPath(dir), buildOptions);
         for (const line of logLines(summary, { verbose, quiet })) {
           // Astro's logger prefixes each line with the integration's name.
           const text = line.text.replace(/^pagediet: /, '');

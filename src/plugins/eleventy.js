@@ -16,7 +16,6 @@
  * it, and a swap under it would race its next write. Every pass runs, the
  * scripts pass included: Eleventy copies scripts as they are.
  */
-import path from 'node:path';
 import { optimizeInPlace } from './in-place.js';
 import { logLines, yellow } from './log-lines.js';
 
@@ -58,7 +57,7 @@ export default function pagediet(eleventyConfig, options = {}) {
     if (runMode !== 'build') return;
     const output = directories?.output ?? dir?.output;
     if (!output) return;
-    const summary = await optimizeInPlace(path.resolve(output).replace(/[\\/]+$/, ''), buildOptions);
+    const summary = await optimizeInPlace(output, buildOptions);
     for (const line of logLines(summary, { verbose, quiet })) {
       if (line.level === 'warn') console.warn(yellow(line.text));
       else console.log(line.text);

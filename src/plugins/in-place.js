@@ -14,10 +14,12 @@ import { MARKER } from '../output.js';
 /**
  * Builds an optimized copy of a directory beside it and swaps it in: the
  * directory is whole at every moment but for the instant between two renames.
- * @param {string} dir
+ * @param {string} folder
  * @param {Omit<import('../pipeline.js').BuildOptions, 'input' | 'output'>} options
  */
-export async function optimizeInPlace(dir, options) {
+export async function optimizeInPlace(folder, options) {
+  // Resolved, trailing separators dropped: the sibling folders' names are made by appending to it.
+  const dir = path.resolve(folder);
   const stamp = `${process.pid}-${Date.now()}`;
   const built = `${dir}.pagediet-${stamp}`;
   const old = `${dir}.pagediet-old-${stamp}`;
