@@ -93,8 +93,23 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
     return ++rate.count > maxRequestsPerSecond;
   };
 
+  /**
+   * HTTP/1 connections whose answer said Connection: close. A request pipelined behind that answer is never
+   * answered: node 20's parser stops there, newer nodes hand it over and abort its response; either way it is
+   * not served, read or logged.
+   * @type {WeakSet<object>}
+   */
+  const closing = new WeakSet();
+
   return (req, res) => {
     const carrier = ('stream' in req ? req.stream.session : undefined) ?? req.socket;
+    if (req.httpVersionMajor === 1) {
+      if (closing.has(carrier)) {
+        res.destroy();
+        return;
+      }
+      if (!keepAlive) closing.add(carrier);
+    }
     if (!connections.has(carrier)) connections.set(carrier, ++counted);
     /** @type {RequestLogEntry} */
     const entry = {
@@ -127,7 +142,10 @@ export function createHandler({ root, keepAlive = true, onRequest, headerLimit, 
       // HTTP/1 closes the connection after this answer. HTTP/2 answers each stream past the rate with 429
       // and keeps the session: closing a session from inside its own stream's handler, under load, is
       // where node's http2 has aborted the process.
-      if (req.httpVersionMajor === 1) res.setHeader('Connection', 'close');
+      if (req.httpVersionMajor === 1) {
+        res.setHeader('Connection', 'close');
+        closing.add(carrier);
+      }
       return sendText(req, res, entry, 429, { 'Retry-After': 1 });
     }
     const key = answers && answerKey(req);
