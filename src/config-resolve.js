@@ -1,9 +1,28 @@
 /**
- * A module resolution hook (node:module register()) for config files: a
- * `pagediet.config.js` that imports `pagediet` (for defineConfig) gets this
- * copy of pagediet when its project has none of its own, as when pagediet
- * runs through npx. A project's own installed pagediet always wins.
+ * Module resolution hooks for config files: a `pagediet.config.js` that
+ * imports `pagediet` (for defineConfig) gets this copy of pagediet when its
+ * project has none of its own, as when pagediet runs through npx. A
+ * project's own installed pagediet always wins. Node 22.15 and newer take
+ * the synchronous hook (module.registerHooks, in the thread that imports);
+ * node 20 the asynchronous one of module.register(), which this file is
+ * loaded as (initialize and resolve below, in node's loader thread).
  */
+
+/**
+ * The synchronous hook: SPECIFIER as node resolves it, else the URL ENTRIES give it.
+ * @param {Record<string, string>} entries the package's entry points, as file URLs
+ * @returns {(specifier: string, context: object, nextResolve: (specifier: string, context: object) => { url: string }) => { url: string, shortCircuit?: boolean }}
+ */
+export function resolveWithin(entries) {
+  return (specifier, context, nextResolve) => {
+    try {
+      return nextResolve(specifier, context);
+    } catch (error) {
+      if (!Object.hasOwn(entries, specifier)) throw error;
+      return { url: entries[specifier], shortCircuit: true };
+    }
+  };
+}
 
 /** @type {Record<string, string>} the package's entry points, as file URLs */
 let entries = {};

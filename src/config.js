@@ -5,9 +5,10 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { register } from 'node:module';
+import nodeModule from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { UserError } from './errors.js';
+import { resolveWithin } from './config-resolve.js';
 import { PASSES } from './passes/index.js';
 import { boolean, list, oneOf, text, wholeNumber } from './options/kinds.js';
 import { checkOptions, option, optional } from './options/table.js';
@@ -83,7 +84,10 @@ function resolveOwnPackage() {
   if (ownPackageResolved) return;
   ownPackageResolved = true;
   const entries = { pagediet: new URL('./index.js', import.meta.url).href, 'pagediet/vite': new URL('./plugins/vite.js', import.meta.url).href };
-  register(new URL('./config-resolve.js', import.meta.url), { data: { entries } });
+  // module.register() is deprecated from node 26 on, where registerHooks has long been there (node 22.15).
+  const { registerHooks } = /** @type {{ registerHooks?: (hooks: { resolve: ReturnType<typeof resolveWithin> }) => unknown }} */ (nodeModule);
+  if (registerHooks) registerHooks({ resolve: resolveWithin(entries) });
+  else nodeModule.register(new URL('./config-resolve.js', import.meta.url), { data: { entries } });
 }
 
 /**
