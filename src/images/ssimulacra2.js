@@ -94,14 +94,14 @@
  * @property {'2.1' | '2.0'} [version] default '2.1', the current metric
  */
 
-const NUM_SCALES = 6;
-const MIN_SIZE = 8;
+export const NUM_SCALES = 6;
+export const MIN_SIZE = 8;
 const f32 = Math.fround;
 
 // SSIMULACRA 2.1 weights (libjxl tools/ssimulacra2.cc), 6 to a line: one
 // scale of one channel, [ssim, artifact, detail-lost] for the 1-norm then the
 // 4-norm; lines 1-6 are X at scales 1:1..1:32, 7-12 Y, 13-18 B.
-const WEIGHTS_21 = [
+export const WEIGHTS_21 = [
   0.0, 0.0007376606707406586, 0.0, 0.0, 0.0007793481682867309, 0.0,
   0.0, 0.0004371155730107379, 0.0, 1.1041726426657346, 0.00066284834129271, 0.00015231632783718752,
   0.0, 0.0016406437456599754, 0.0, 1.8422455520539298, 11.441172603757666, 0.0,
@@ -166,12 +166,12 @@ const BIAS = f32(0.0037930732552754493);
 const NEG_BIAS_CBRT = -f32(Math.cbrt(BIAS));
 
 // 8-bit sRGB -> linear, the IEC 61966-2-1 curve, rounded to float32.
-const SRGB_TO_LINEAR = new Float32Array(256);
+export const SRGB_TO_LINEAR = new Float32Array(256);
 for (let i = 0; i < 256; i++) SRGB_TO_LINEAR[i] = srgbToLinear(i / 255);
 
 /** @param {number} v encoded, 0..1 */
 function srgbToLinear(v) {
-  return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+  return v <= 0.04045 ? v / 12.92 : power((v + 0.055) / 1.055, 2.4);
 }
 
 /**
@@ -333,7 +333,7 @@ function scoreAgainst(pyramid, channels, transparent, distorted, version, work) 
  * @param {Ssimulacra2Options} options
  * @returns {'2.1' | '2.0'}
  */
-function checkVersion(options) {
+export function checkVersion(options) {
   const version = options.version ?? '2.1';
   if (version !== '2.1' && version !== '2.0') throw new Error(`ssimulacra2: unknown version ${JSON.stringify(version)} (2.1 or 2.0)`);
   return version;
@@ -343,7 +343,7 @@ function checkVersion(options) {
  * @param {{ width: number, height: number }} reference
  * @param {Ssimulacra2Image} distorted
  */
-function checkSameSize({ width, height }, distorted) {
+export function checkSameSize({ width, height }, distorted) {
   if (distorted.width !== width || distorted.height !== height) {
     throw new Error(`ssimulacra2: the images differ in size: reference ${width}x${height}, distorted ${distorted.width}x${distorted.height}`);
   }
@@ -353,7 +353,7 @@ function checkSameSize({ width, height }, distorted) {
  * @param {number} width
  * @param {number} height
  */
-function checkMinSize(width, height) {
+export function checkMinSize(width, height) {
   if (width < MIN_SIZE || height < MIN_SIZE) throw new Error(`ssimulacra2: images must be at least ${MIN_SIZE}x${MIN_SIZE} pixels, these are ${width}x${height}`);
 }
 
@@ -361,7 +361,7 @@ function checkMinSize(width, height) {
  * @param {Ssimulacra2Image} image
  * @param {string} name
  */
-function checkImage(image, name) {
+export function checkImage(image, name) {
   if (!image || typeof image !== 'object') throw new Error(`ssimulacra2: the ${name} image is missing`);
   const { data, width, height, channels } = image;
   if (!(data instanceof Uint8Array)) throw new Error(`ssimulacra2: the ${name} image's data must be a Uint8Array or Buffer of 8-bit samples`);
@@ -376,7 +376,7 @@ function checkImage(image, name) {
  * Whether an image has an alpha channel with any pixel not fully opaque.
  * @param {Ssimulacra2Image} image
  */
-function hasTransparency(image) {
+export function hasTransparency(image) {
   if (image.channels !== 4) return false;
   const { data } = image;
   for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return true;
@@ -448,17 +448,31 @@ function compare(levels, distorted, background, version, work) {
     for (let c = 0; c < 3; c++) {
       sums.fill(0);
       blurCompare(x[c], cur[c], mu[c], variance[c], w, h, work);
-      const n = w * h;
-      const base = scale * 18;
-      features[base + c * 2] = sums[0] / n;
-      features[base + c * 2 + 1] = Math.sqrt(Math.sqrt(sums[1] / n));
-      features[base + 6 + c * 4] = sums[2] / n;
-      features[base + 6 + c * 4 + 1] = Math.sqrt(Math.sqrt(sums[3] / n));
-      features[base + 6 + c * 4 + 2] = sums[4] / n;
-      features[base + 6 + c * 4 + 3] = Math.sqrt(Math.sqrt(sums[5] / n));
+      setFeatures(features, scale, c, sums, 0, w * h);
     }
   }
   return version === '2.0' ? score20(features, levels.length) : score21(features, levels.length);
+}
+
+/**
+ * One channel's 6 features at one scale, from its error maps' sums over N
+ * pixels: the mean and the 4-norm of the SSIM error, the artifact and the
+ * detail-loss maps.
+ * @param {Float64Array} features 18 per scale (see Work)
+ * @param {number} scale
+ * @param {number} c channel
+ * @param {Float64Array} sums [ssim, ssim^4, artifact, artifact^4, lost, lost^4] from AT
+ * @param {number} at
+ * @param {number} n
+ */
+export function setFeatures(features, scale, c, sums, at, n) {
+  const base = scale * 18;
+  features[base + c * 2] = sums[at] / n;
+  features[base + c * 2 + 1] = Math.sqrt(Math.sqrt(sums[at + 1] / n));
+  features[base + 6 + c * 4] = sums[at + 2] / n;
+  features[base + 6 + c * 4 + 1] = Math.sqrt(Math.sqrt(sums[at + 3] / n));
+  features[base + 6 + c * 4 + 2] = sums[at + 4] / n;
+  features[base + 6 + c * 4 + 3] = Math.sqrt(Math.sqrt(sums[at + 5] / n));
 }
 
 /**
@@ -820,7 +834,7 @@ const BLEND_TABLES = new Map();
  * and kept: the three backgrounds used take 768 KB.
  * @param {number} background
  */
-function blendTable(background) {
+export function blendTable(background) {
   let table = BLEND_TABLES.get(background);
   if (!table) {
     table = new Float32Array(256 * 256);
@@ -1012,13 +1026,14 @@ function weightedSum(f, scales, weights) {
 }
 
 /**
+ * SSIMULACRA 2.1's score from the features of SCALES scales (setFeatures).
  * @param {Float64Array} features
  * @param {number} scales
  */
-function score21(features, scales) {
+export function score21(features, scales) {
   let s = weightedSum(features, scales, WEIGHTS_21) * 0.9562382616834844;
   s = 2.326765642916932 * s - 0.020884521182843837 * s * s + 6.248496625763138e-5 * s * s * s;
-  return s > 0 ? 100 - 10 * Math.pow(s, 0.6276336467831387) : 100;
+  return s > 0 ? 100 - 10 * power(s, 0.6276336467831387) : 100;
 }
 
 /**
@@ -1027,5 +1042,16 @@ function score21(features, scales) {
  */
 function score20(features, scales) {
   const s = weightedSum(features, scales, WEIGHTS_20) * 17.829717797575952 - 1.634169143917183;
-  return s > 0 ? 100 - 10 * Math.pow(s, 0.5453261009510213) : 100;
+  return s > 0 ? 100 - 10 * power(s, 0.5453261009510213) : 100;
+}
+
+/**
+ * X to the power Y (X > 0) as exp(Y ln X): V8's Math.exp and Math.log are
+ * fdlibm's on every node, where its Math.pow changed between node 20 and 26
+ * (in the last bit), and a score must not depend on the node it ran on.
+ * @param {number} x
+ * @param {number} y
+ */
+function power(x, y) {
+  return Math.exp(y * Math.log(x));
 }
