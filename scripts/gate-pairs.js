@@ -12,7 +12,7 @@ import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { ssimulacra2Scorer } from '../src/images/ssimulacra2.js';
+import { ssimulacra2Scorer } from '../src/images/ssimulacra2-fast.js';
 import { encodePng } from '../src/images/png/encode.js';
 import { AVIF_SEARCH_EFFORT, ENCODE, FIRST_GUESS, QUALITY_RANGE } from '../src/images/jobs/photo.js';
 

@@ -13,7 +13,7 @@
  */
 import sharp from 'sharp';
 import { sniffImageType } from '../../site/sniff.js';
-import { ssimulacra2Scorer } from '../ssimulacra2.js';
+import { ssimulacra2Scorer } from '../ssimulacra2-fast.js';
 import { guarded } from './results.js';
 import { candidateWidths } from '../responsive.js';
 import { jpegQuality } from '../jpeg-quality.js';
