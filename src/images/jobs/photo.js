@@ -168,8 +168,11 @@ export async function photo({ bytes: input, options }) {
     const resizedFormats = [...new Set([...options.formats, type])].filter((format) => (format !== 'jpeg' || jpegAllowed) && (format !== 'webp' || type === 'webp' || !options.formats.includes('avif')));
     // The original's half of the metric is computed once for every candidate of every format. The formats are
     // searched together: while one encodes (in libvips' thread), another is scored (in this one).
-    const target = fullSizeFormats.length ? { scorer: ssimulacra2Scorer(original), width: null, pixelCount: original.width * original.height } : null;
-    const found = target ? await Promise.all(fullSizeFormats.map((format) => lowestPassing(bytes, target, format, keepProfile, options, firstGuess(format, originalQuality)))) : [];
+    // A plain sRGB JPEG's pixels, as the encoder is given them, are decoded (and resized) once for all the candidates
+    // of a size: the encodings are the same bytes as from the file, and a JPEG candidate costs a third as much.
+    const decodeOnce = type === 'jpeg' && meta.space === 'srgb' && meta.channels === 3 && !keepProfile;
+    const target = fullSizeFormats.length ? { scorer: ssimulacra2Scorer(original), width: null, pixelCount: original.width * original.height, source: encoderSource(bytes, null, keepProfile, options.maxPixels, decodeOnce) } : null;
+    const found = target ? await Promise.all(fullSizeFormats.map((format) => lowestPassing(target, format, options, firstGuess(format, originalQuality)))) : [];
     for (const [i, format] of fullSizeFormats.entries()) {
       const { trial, variant } = found[i];
       if (trial.quality !== null) fullSizeQuality.set(format, trial.quality);
@@ -182,8 +185,8 @@ export async function photo({ bytes: input, options }) {
     for (const width of candidateWidths(options.sizes ?? [], original.width, original.height)) {
       if (width < 8 || (original.height * width) / original.width < 8) continue;
       const reference = await shown(bytes, options.maxPixels, width);
-      const target = { scorer: ssimulacra2Scorer(reference), width, pixelCount: reference.width * reference.height };
-      const found = await Promise.all(resizedFormats.map((format) => lowestPassing(bytes, target, format, keepProfile, options, fullSizeQuality.get(format))));
+      const target = { scorer: ssimulacra2Scorer(reference), width, pixelCount: reference.width * reference.height, source: encoderSource(bytes, width, keepProfile, options.maxPixels, decodeOnce) };
+      const found = await Promise.all(resizedFormats.map((format) => lowestPassing(target, format, options, fullSizeQuality.get(format))));
       for (const { variant } of found) if (variant) resized.push(variant);
     }
     if (variants.length === 0 && resized.length === 0) {
@@ -192,6 +195,34 @@ export async function photo({ bytes: input, options }) {
     }
     return { status: 'converted', originalFormat: type, width: original.width, height: original.height, variants, resized, trials, warnings: [] };
   });
+}
+
+/**
+ * What every candidate of one size is encoded from: the original upright,
+ * resized to WIDTH, with its ICC profile when KEEPPROFILE. With DECODEONCE,
+ * those pixels are decoded once, on the first call, and each call gives an
+ * image of them; else each call decodes the file again.
+ * @param {Buffer} bytes
+ * @param {number | null} width
+ * @param {boolean} keepProfile
+ * @param {number} maxPixels
+ * @param {boolean} decodeOnce only where the encoder gets the same pixels either way (an sRGB image, no profile kept)
+ * @returns {() => Promise<import('sharp').Sharp>}
+ */
+function encoderSource(bytes, width, keepProfile, maxPixels, decodeOnce) {
+  const fromFile = () => {
+    let image = sharp(bytes, { limitInputPixels: maxPixels }).autoOrient();
+    if (width) image = image.resize({ width, kernel: 'lanczos3' });
+    return keepProfile ? image.keepIccProfile() : image;
+  };
+  if (!decodeOnce) return async () => fromFile();
+  /** @type {Promise<{ data: Buffer, info: import('sharp').OutputInfo }> | undefined} */
+  let decoded;
+  return async () => {
+    decoded ??= fromFile().raw().toBuffer({ resolveWithObject: true });
+    const { data, info } = await decoded;
+    return sharp(data, { raw: { width: info.width, height: info.height, channels: /** @type {3} */ (info.channels) } });
+  };
 }
 
 /**
@@ -261,24 +292,19 @@ function firstGuess(format, originalQuality) {
  * quality with a failing neighbour below it is the lowest. What is written
  * was encoded as written and scored. An AVIF of up to AVIF_EFFORT_4_PIXELS
  * is then tried once at effort 4 (see there).
- * @param {Buffer} bytes
- * @param {{ scorer: import('../ssimulacra2.js').Ssimulacra2Scorer, width: number | null, pixelCount: number }} target
- *   the original's pixels as scored, at WIDTH (null: the original's size), and their count
+ * @param {{ scorer: import('../ssimulacra2.js').Ssimulacra2Scorer, pixelCount: number, source: () => Promise<import('sharp').Sharp> }} target
+ *   the original's pixels as scored at one size, their count, and what a candidate is encoded from (encoderSource)
  * @param {PhotoFormat} format
- * @param {boolean} keepProfile
  * @param {PhotoJobOptions} options
  * @param {number} [start] the quality to try first (else FIRST_GUESS)
  * @returns {Promise<{ trial: PhotoTrial, variant: PhotoVariant | null }>}
  */
-async function lowestPassing(bytes, { scorer, width, pixelCount }, format, keepProfile, options, start) {
+async function lowestPassing({ scorer, pixelCount, source }, format, options, start) {
   const [min, max] = QUALITY_RANGE[format];
   const gate = options.score;
   /** @param {number} quality @param {number} effort AVIF's (ignored by the other encoders) */
   const measure = async (quality, effort) => {
-    let image = sharp(bytes, { limitInputPixels: options.maxPixels }).autoOrient();
-    if (width) image = image.resize({ width, kernel: 'lanczos3' });
-    if (keepProfile) image = image.keepIccProfile();
-    const encoded = await ENCODE[format](image, quality, effort).toBuffer();
+    const encoded = await ENCODE[format](await source(), quality, effort).toBuffer();
     const decoded = await shown(encoded, options.maxPixels);
     return { encoded, score: scorer.score(decoded), width: decoded.width, height: decoded.height };
   };
