@@ -157,7 +157,7 @@ export async function photo({ bytes: input, options }) {
     const trials = [];
     /** @type {PhotoVariant[]} */
     const variants = [];
-    /** The quality each format passed at, at full size: where the search for a smaller width starts. @type {Map<PhotoFormat, number>} */
+    /** The quality each format passed at, at full size: where the search for the widest smaller size starts. @type {Map<PhotoFormat, number>} */
     const fullSizeQuality = new Map();
     // JPEG has no alpha: a photo with transparency has no JPEG variant; and only a JPEG becomes a JPEG
     // (a WebP or AVIF original stays the fallback of its own sources).
@@ -182,13 +182,20 @@ export async function photo({ bytes: input, options }) {
     variants.sort((a, b) => a.bytes.length - b.bytes.length);
     /** @type {PhotoVariant[]} */
     const resized = [];
-    for (const width of candidateWidths(options.sizes ?? [], original.width, original.height)) {
-      if (width < 8 || (original.height * width) / original.width < 8) continue;
+    // Widest first, each size's search starting where the next wider one's ended: neighbouring sizes need
+    // nearby qualities more often than the full size and a thumbnail do.
+    const widths = candidateWidths(options.sizes ?? [], original.width, original.height).filter((width) => width >= 8 && (original.height * width) / original.width >= 8);
+    const nearestWider = new Map(fullSizeQuality);
+    for (const width of widths.reverse()) {
       const reference = await shown(bytes, options.maxPixels, width);
       const target = { scorer: ssimulacra2Scorer(reference), width, pixelCount: reference.width * reference.height, source: encoderSource(bytes, width, keepProfile, options.maxPixels, decodeOnce) };
-      const found = await Promise.all(resizedFormats.map((format) => lowestPassing(target, format, options, fullSizeQuality.get(format))));
-      for (const { variant } of found) if (variant) resized.push(variant);
+      const found = await Promise.all(resizedFormats.map((format) => lowestPassing(target, format, options, nearestWider.get(format))));
+      for (const [i, { trial, variant }] of found.entries()) {
+        if (trial.quality !== null) nearestWider.set(resizedFormats[i], trial.quality);
+        if (variant) resized.push(variant);
+      }
     }
+    resized.sort((a, b) => a.width - b.width);
     if (variants.length === 0 && resized.length === 0) {
       const tried = trials.map((t) => (t.bytes === null ? `${t.format} below ${options.score} (best ${t.score?.toFixed(1)})` : `${t.format} ${t.bytes} B`)).join(', ');
       return { status: 'kept', reason: `no re-encoding smaller at SSIMULACRA 2 >= ${options.score} (${bytes.length} B; ${tried})`, trials, warnings: [] };
