@@ -31,6 +31,19 @@ describe('forEachOrdered', () => {
     expect(consumed).toEqual([0]);
   });
 
+  it('starts the costliest first where every item fits in the window (ties in input order), and consumes in input order', async () => {
+    const sizes = [3, 90, 7, 90, 40];
+    const started = [];
+    const consumed = [];
+    await forEachOrdered(sizes, async (size, i) => { started.push(i); return size; }, (result, item, i) => { consumed.push(i); }, 8, (size) => size);
+    expect(started).toEqual([1, 3, 4, 2, 0]);
+    expect(consumed).toEqual([0, 1, 2, 3, 4]);
+    // More items than the window: input order, as without a cost.
+    started.length = 0;
+    await forEachOrdered(sizes, async (size, i) => { started.push(i); return size; }, () => {}, 2, (size) => size);
+    expect(started).toEqual([0, 1, 2, 3, 4]);
+  });
+
   it('does nothing for no items', async () => {
     let calls = 0;
     await forEachOrdered([], async () => { calls++; }, () => { calls++; });

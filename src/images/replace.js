@@ -68,9 +68,9 @@ async function headOf(site, file) {
 }
 
 /**
- * Runs a job on each image, a window of images at a time (ordered.js), each
- * image's bytes read only while its job runs, and hands the results over in
- * file order. `check` looks at an image's bytes first: null runs the job,
+ * Runs a job on each image, a window of images at a time (ordered.js), the
+ * largest files first, each image's bytes read only while its job runs, and
+ * hands the results over in file order. `check` looks at an image's bytes first: null runs the job,
  * false leaves the image alone, a string leaves it alone with that warning.
  * @param {Site} site
  * @param {PassContext} ctx
@@ -96,7 +96,7 @@ export async function eachImageResult(site, ctx, files, job, options, check, han
     ctx.progress(file.path, { done: ++done, total: files.length });
     if (outcome.result) await handle(file, outcome.result);
     else if (outcome.skipped !== false) ctx.warn(file.path, 'image-unreadable', `left as it is: ${outcome.skipped}`);
-  });
+  }, undefined, (file) => file.size);
 }
 
 /** Why an image a script names keeps its name (src/site/script-names.js). */

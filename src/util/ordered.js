@@ -16,8 +16,11 @@ export const DEFAULT_WINDOW = 32;
  * @param {(item: T, index: number) => Promise<R>} produce runs with up to `window` others
  * @param {(result: R, item: T, index: number) => Promise<void> | void} consume runs one at a time, in input order
  * @param {number} [window]
+ * @param {(item: T) => number} [cost] where every item fits in the window, they are started costliest first (a
+ *   pool that takes jobs in the order they come then ends with short ones, not with one long job on one thread);
+ *   they are consumed in input order all the same
  */
-export async function forEachOrdered(items, produce, consume, window = DEFAULT_WINDOW) {
+export async function forEachOrdered(items, produce, consume, window = DEFAULT_WINDOW, cost) {
   /** @type {Promise<R>[]} */
   const running = [];
   const start = (/** @type {number} */ i) => {
@@ -26,7 +29,12 @@ export async function forEachOrdered(items, produce, consume, window = DEFAULT_W
     promise.catch(() => {});
     running[i] = promise;
   };
-  for (let i = 0; i < Math.min(window, items.length); i++) start(i);
+  const first = [...Array(Math.min(window, items.length)).keys()];
+  if (cost && items.length <= window) {
+    const costs = items.map(cost);
+    first.sort((a, b) => costs[b] - costs[a] || a - b);
+  }
+  for (const i of first) start(i);
   for (let i = 0; i < items.length; i++) {
     const result = await running[i];
     delete running[i];
