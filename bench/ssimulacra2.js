@@ -4,10 +4,12 @@
 // photograph of fixtures/modern at three sizes against its JPEG (quality 80)
 // re-encoding; warm (after warm-up scores), the median of several runs, and
 // the two scores checked identical.
-// Run: node bench/ssimulacra2.js   [--runs N]
+// Run: npm run bench:ssimulacra2   [--runs N] [--no-record]
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
+import { machineLine } from './machine.js';
+import { recordMeasurement } from './record.js';
 import { ssimulacra2Scorer as javascriptScorer } from '../src/images/ssimulacra2.js';
 import { ssimulacra2Scorer as wasmScorer } from '../src/images/ssimulacra2-fast.js';
 
@@ -43,6 +45,7 @@ function time(fn) {
   return { ms: median(times), result };
 }
 
+console.log(`SSIMULACRA 2, JavaScript against WebAssembly: ${machineLine()}`);
 const rows = ['| size | JavaScript ms/score | wasm ms/score | JavaScript ms/MP | wasm ms/MP | speed-up | reference side, JS / wasm ms | identical |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |'];
 for (const width of WIDTHS) {
   const { data, info } = await sharp(PHOTO).resize(width).removeAlpha().raw().toBuffer({ resolveWithObject: true });
@@ -60,5 +63,7 @@ for (const width of WIDTHS) {
   const identical = Object.is(jsScore.result, wasmScore.result) ? 'yes' : `NO: ${jsScore.result} and ${wasmScore.result}`;
   rows.push(`| ${info.width}x${info.height} | ${jsScore.ms.toFixed(1)} | ${wasmScore.ms.toFixed(1)} | ${(jsScore.ms / megapixels).toFixed(0)} | ${(wasmScore.ms / megapixels).toFixed(0)} | ${(jsScore.ms / wasmScore.ms).toFixed(1)}x | ${jsReference.toFixed(0)} / ${wasmReference.toFixed(0)} | ${identical} |`);
 }
-console.log(`${path.basename(PHOTO)} against its JPEG q80, median of ${RUNS} warm runs:\n`);
+const intro = `${path.basename(PHOTO)} resized to each width against its JPEG q80 re-encoding, median of ${RUNS} warm runs:`;
+console.log(`${intro}\n`);
 console.log(rows.join('\n'));
+await recordMeasurement('ssimulacra2-benchmark.md', 'SSIMULACRA 2 in JavaScript and in WebAssembly', `${intro}\n\n${rows.join('\n')}`);
