@@ -18,10 +18,20 @@ export function resolveWithin(entries) {
     try {
       return nextResolve(specifier, context);
     } catch (error) {
-      if (!Object.hasOwn(entries, specifier)) throw error;
-      return { url: entries[specifier], shortCircuit: true };
+      return entryFor(entries, specifier, error);
     }
   };
+}
+
+/**
+ * Where node could not resolve SPECIFIER (ERROR): the package's own entry point for it, or ERROR again.
+ * @param {Record<string, string>} entries
+ * @param {string} specifier
+ * @param {unknown} error
+ */
+function entryFor(entries, specifier, error) {
+  if (!Object.hasOwn(entries, specifier)) throw error;
+  return { url: entries[specifier], shortCircuit: true };
 }
 
 /** @type {Record<string, string>} the package's entry points, as file URLs */
@@ -41,7 +51,6 @@ export async function resolve(specifier, context, nextResolve) {
   try {
     return await nextResolve(specifier, context);
   } catch (error) {
-    if (!Object.hasOwn(entries, specifier)) throw error;
-    return { url: entries[specifier], shortCircuit: true };
+    return entryFor(entries, specifier, error);
   }
 }
