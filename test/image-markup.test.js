@@ -60,4 +60,32 @@ describe('image-markup', () => {
     // The input is left as it was.
     expect(await readFile(path.join(input, 'a.html'), 'utf8')).toBe(HINTS_PAGE);
   }, 180_000);
+
+  chromiumTest('sizes a wide image drawn with max-width: 100% and height: auto, whose width comes out a few 1/64 px wider from the attribute', async () => {
+    // 1900x400 in a box 53.5% wide: with the width attribute Chromium derives the width from the height rounded to
+    // a layout unit, 3 to 4 units (1/64 px) wider than from the pixels at these viewports. The painted rectangle is
+    // the same; the height is the same to the unit.
+    const page = '<!doctype html><title>w</title><body style="margin:0"><div style="width:53.5%"><img src="wide.png" style="max-width:100%;height:auto"></div><p>after</p></body>';
+    const site = await tempDir();
+    await writeFile(path.join(site, 'wide.png'), await sharp({ create: { width: 1900, height: 400, channels: 3, background: '#3a6ea5' } }).png().toBuffer());
+    await writeFile(path.join(site, 'index.html'), page);
+    const output = path.join(await tempDir(), 'out');
+    const summary = await build({ input: site, output, only: ['image-markup'], cache: false, configs: false });
+    expect(await readFile(path.join(output, 'index.html'), 'utf8')).toBe(page.replace('height:auto">', 'height:auto" width="1900" height="400" decoding="async">'));
+    expect(summary.warnings).toEqual([]);
+  }, 120_000);
+
+  chromiumTest('makes an image lazy only where its box is reserved', async () => {
+    // A style that sizes the width alone: with a height attribute the box would change, so the images stay unsized,
+    // and the one below the first view is not made lazy (arriving as the visitor scrolls, it would push the text
+    // after it down). The same image with the author's width and height is made lazy.
+    const page = '<!doctype html><title>l</title><style>.w{width:100%}</style><body style="margin:0"><div style="height:1200px"></div><img class="w" src="big.png"><p>after</p><img src="big.png" width="600" height="400"></body>';
+    const site = await tempDir();
+    await writeFile(path.join(site, 'big.png'), await sharp({ create: { width: 600, height: 400, channels: 3, background: '#3a6ea5' } }).png().toBuffer());
+    await writeFile(path.join(site, 'index.html'), page);
+    const output = path.join(await tempDir(), 'out');
+    const summary = await build({ input: site, output, only: ['image-markup'], cache: false, configs: false });
+    expect(await readFile(path.join(output, 'index.html'), 'utf8')).toBe('<!doctype html><title>l</title><style>.w{width:100%}</style><body style="margin:0"><div style="height:1200px"></div><img class="w" src="big.png" decoding="async"><p>after</p><img src="big.png" width="600" height="400" decoding="async" loading="lazy"></body>');
+    expect(summary.warnings.map((w) => `${w.file} ${w.code}: ${w.message}`)).toEqual(['index.html layout-changed: image-markup: <img>s left without width and height: with them a box moved at 360 px wide']);
+  }, 120_000);
 });

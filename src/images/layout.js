@@ -375,25 +375,40 @@ export function imagesByKey(layout) {
 }
 
 /**
- * Layout units (1/64 px) a box edge may differ by and count as unmoved: an
- * <img> that gets its width from a width attribute instead of its pixels
- * can come out 1/64 px wider, the rounding of one layout unit, which no
- * screen shows.
+ * Layout units (1/64 px) a box edge may differ by and count as unmoved: the
+ * rounding of one layout unit, which no screen shows.
  */
 export const LAYOUT_TOLERANCE = 1;
 
 /**
+ * The tolerance for a page whose <img>s of these sizes got width and height
+ * attributes. An image drawn with `max-width: 100%; height: auto` takes its
+ * width from the attribute instead of its pixels; Chromium then rounds the
+ * height to a layout unit and derives the width from it, so the width can
+ * come out up to the aspect ratio's worth of units wider (a 1900x400 image 5
+ * units, 3000x200 14; the height the same to the unit), while the painted
+ * rectangle, snapped to pixels, stays the same.
+ * @param {Iterable<{ width: number, height: number }>} sized
+ */
+export function sizedTolerance(sized) {
+  let tolerance = LAYOUT_TOLERANCE;
+  for (const { width, height } of sized) tolerance = Math.max(tolerance, Math.ceil(width / height));
+  return tolerance;
+}
+
+/**
  * The first viewport (of those measured) at which two measurements of a page
- * differ in any element's box (by more than LAYOUT_TOLERANCE) or the page's
+ * differ in any element's box (by more than TOLERANCE) or the page's
  * height, or null when none does.
  * @param {PageLayout[]} before
  * @param {PageLayout[]} after
+ * @param {number} [tolerance] layout units (1/64 px) an edge may move: LAYOUT_TOLERANCE, or sizedTolerance's
  * @returns {number | null}
  */
-export function layoutDifference(before, after) {
+export function layoutDifference(before, after, tolerance = LAYOUT_TOLERANCE) {
   for (const b of before) {
     const a = after.find((l) => l.viewport === b.viewport);
-    if (!a || a.scrollHeight !== b.scrollHeight || a.boxes.length !== b.boxes.length || a.boxes.some((v, i) => Math.abs(v - b.boxes[i]) > LAYOUT_TOLERANCE)) return b.viewport;
+    if (!a || a.scrollHeight !== b.scrollHeight || a.boxes.length !== b.boxes.length || a.boxes.some((v, i) => Math.abs(v - b.boxes[i]) > tolerance)) return b.viewport;
   }
   return null;
 }

@@ -4,7 +4,8 @@
  * are missing (from the image's own pixels, so the browser reserves the box
  * before the image arrives and nothing shifts), `decoding="async"`,
  * `loading="lazy"` for an image wholly below the first viewport at every
- * width measured, and `fetchpriority="high"` for the largest image in the
+ * width measured whose width and height are set (its box reserved), and
+ * `fetchpriority="high"` for the largest image in the
  * first viewport at the robot's width. Each page is measured again after its
  * markup changed; a page where any box moved keeps its markup, with a
  * warning. Attributes the author wrote are never changed. docs/image-markup.md.
@@ -14,7 +15,7 @@ import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
 import { PageFailed } from '../browser/page-failed.js';
-import { imagesByKey, layoutDifference, layoutTabs, siteLayouts, VIEWPORT_HEIGHT } from '../images/layout.js';
+import { imagesByKey, layoutDifference, layoutTabs, siteLayouts, sizedTolerance, VIEWPORT_HEIGHT } from '../images/layout.js';
 import { ROBOT_VIEWPORT } from '../site/image-choice.js';
 import { forEachOrdered } from '../util/ordered.js';
 
@@ -112,6 +113,8 @@ export default {
           /** @type {import('../site/edits.js').Edit[]} */
           const edits = [];
           const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0 };
+          /** The images given width and height. @type {{ width: number, height: number }[]} */
+          const sized = [];
           /** @type {Map<string, number>} */
           const seen = new Map();
           for (const ref of refs) {
@@ -123,9 +126,12 @@ export default {
             /** @type {string[]} */
             const added = [];
             const size = target ? sizes.get(target) : null;
+            let reserved = has('width') && has('height');
             if (withSizes && !has('width') && !has('height') && size) {
               added.push(`width="${size.width}" height="${size.height}"`);
+              sized.push(size);
               counts.sized++;
+              reserved = true;
             }
             const large = isLarge(size);
             if (!has('decoding') && large) {
@@ -133,7 +139,9 @@ export default {
               counts.decoding++;
             }
             const boxes = indexed.map((images) => images.get(`${target}\n${occurrence}`));
-            if (!has('loading') && large && boxes.every((b) => b && b.width > 0 && b.y >= VIEWPORT_HEIGHT)) {
+            // Lazy only where the box is reserved: a lazy image without its size would move what follows it when
+            // it arrives, as the visitor scrolls to it.
+            if (!has('loading') && large && reserved && boxes.every((b) => b && b.width > 0 && b.y >= VIEWPORT_HEIGHT)) {
               added.push('loading="lazy"');
               counts.lazy++;
             }
@@ -146,7 +154,7 @@ export default {
             const closing = startTagEnd(bytes, tagEnd);
             edits.push({ start: closing, end: closing, bytes: encodeText(` ${added.join(' ')}`, charset) });
           }
-          return { edits, counts };
+          return { edits, counts, sized };
         };
         // With width and height first; where those move a box (a style that sizes one side only), without them.
         // Each change is measured before it is written: the tab serves the changed page in place of the site's.
@@ -165,7 +173,7 @@ export default {
             if (error instanceof PageFailed) return { bytes, chosen: null, firstMoved: null, failed: error.message };
             throw error;
           }
-          const moved = layoutDifference(before, after);
+          const moved = layoutDifference(before, after, sizedTolerance(attempt.sized));
           firstMoved ??= moved;
           if (moved === null) {
             chosen = { counts: attempt.counts, bytes: changed };
