@@ -17,6 +17,22 @@ const HINTS_PAGE = '<!doctype html><title>a</title><body style="margin:0"><img s
 /** A style that sizes the width alone: a height attribute would then fix the height, and the box would move. */
 const WIDTH_ONLY_PAGE = '<!doctype html><title>c</title><style>img{width:100%}</style><body style="margin:0"><img src="big.png"></body>';
 
+/**
+ * Builds a site of one page, index.html, and one solid PNG with image-markup alone.
+ * @param {string} page the page's markup
+ * @param {string} name the image's file name
+ * @param {number} width
+ * @param {number} height
+ */
+async function buildPage(page, name, width, height) {
+  const site = await tempDir();
+  await writeFile(path.join(site, name), await sharp({ create: { width, height, channels: 3, background: '#3a6ea5' } }).png().toBuffer());
+  await writeFile(path.join(site, 'index.html'), page);
+  const output = path.join(await tempDir(), 'out');
+  const summary = await build({ input: site, output, only: ['image-markup'], cache: false, configs: false });
+  return { html: await readFile(path.join(output, 'index.html'), 'utf8'), summary };
+}
+
 describe('image-markup', () => {
   /** @type {string} */
   let input;
@@ -66,12 +82,8 @@ describe('image-markup', () => {
     // a layout unit, 3 to 4 units (1/64 px) wider than from the pixels at these viewports. The painted rectangle is
     // the same; the height is the same to the unit.
     const page = '<!doctype html><title>w</title><body style="margin:0"><div style="width:53.5%"><img src="wide.png" style="max-width:100%;height:auto"></div><p>after</p></body>';
-    const site = await tempDir();
-    await writeFile(path.join(site, 'wide.png'), await sharp({ create: { width: 1900, height: 400, channels: 3, background: '#3a6ea5' } }).png().toBuffer());
-    await writeFile(path.join(site, 'index.html'), page);
-    const output = path.join(await tempDir(), 'out');
-    const summary = await build({ input: site, output, only: ['image-markup'], cache: false, configs: false });
-    expect(await readFile(path.join(output, 'index.html'), 'utf8')).toBe(page.replace('height:auto">', 'height:auto" width="1900" height="400" decoding="async">'));
+    const { html, summary } = await buildPage(page, 'wide.png', 1900, 400);
+    expect(html).toBe(page.replace('height:auto">', 'height:auto" width="1900" height="400" decoding="async">'));
     expect(summary.warnings).toEqual([]);
   }, 120_000);
 
@@ -80,12 +92,8 @@ describe('image-markup', () => {
     // and the one below the first view is not made lazy (arriving as the visitor scrolls, it would push the text
     // after it down). The same image with the author's width and height is made lazy.
     const page = '<!doctype html><title>l</title><style>.w{width:100%}</style><body style="margin:0"><div style="height:1200px"></div><img class="w" src="big.png"><p>after</p><img src="big.png" width="600" height="400"></body>';
-    const site = await tempDir();
-    await writeFile(path.join(site, 'big.png'), await sharp({ create: { width: 600, height: 400, channels: 3, background: '#3a6ea5' } }).png().toBuffer());
-    await writeFile(path.join(site, 'index.html'), page);
-    const output = path.join(await tempDir(), 'out');
-    const summary = await build({ input: site, output, only: ['image-markup'], cache: false, configs: false });
-    expect(await readFile(path.join(output, 'index.html'), 'utf8')).toBe('<!doctype html><title>l</title><style>.w{width:100%}</style><body style="margin:0"><div style="height:1200px"></div><img class="w" src="big.png" decoding="async"><p>after</p><img src="big.png" width="600" height="400" decoding="async" loading="lazy"></body>');
+    const { html, summary } = await buildPage(page, 'big.png', 600, 400);
+    expect(html).toBe('<!doctype html><title>l</title><style>.w{width:100%}</style><body style="margin:0"><div style="height:1200px"></div><img class="w" src="big.png" decoding="async"><p>after</p><img src="big.png" width="600" height="400" decoding="async" loading="lazy"></body>');
     expect(summary.warnings.map((w) => `${w.file} ${w.code}: ${w.message}`)).toEqual(['index.html layout-changed: image-markup: <img>s left without width and height: with them a box moved at 360 px wide']);
   }, 120_000);
 });
