@@ -29,13 +29,13 @@ const KINDS = /** @type {const} */ ([['svg', /\.svg$/i], ['scripts', /\.m?js$/i]
 const FAVICON = /\/favicon[^/]*\.(?:ico|png|svg)$/i;
 
 /**
- * Every page visited in Chromium, once per viewport.
+ * Serves a built site as an ordinary server serves files: text gzipped on
+ * the fly, or from the build's precompressed .br sidecar where there is one;
+ * a folder's index.html; 404 outside the site.
  * @param {string} root the site's folder
- * @param {string[]} pages site paths
- * @param {{ width: number, height: number }[]} viewports
- * @returns {Promise<Record<string, VisitFigures>>} by viewport, e.g. '1280px'
+ * @returns {Promise<{ server: http.Server, base: string }>} base: the site's URL, ending in /
  */
-export async function visit(root, pages, viewports) {
+export async function serveSite(root) {
   const server = http.createServer((req, res) => {
     const file = path.join(root, decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
     const target = fs.existsSync(file) && fs.statSync(file).isDirectory() ? path.join(file, 'index.html') : file;
@@ -55,7 +55,18 @@ export async function visit(root, pages, viewports) {
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(null)));
-  const base = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/`;
+  return { server, base: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/` };
+}
+
+/**
+ * Every page visited in Chromium, once per viewport.
+ * @param {string} root the site's folder
+ * @param {string[]} pages site paths
+ * @param {{ width: number, height: number }[]} viewports
+ * @returns {Promise<Record<string, VisitFigures>>} by viewport, e.g. '1280px'
+ */
+export async function visit(root, pages, viewports) {
+  const { server, base } = await serveSite(root);
   const { browser } = await launchBrowser();
   /** @type {Record<string, VisitFigures>} */
   const figures = {};
