@@ -26,7 +26,7 @@ import sharp from 'sharp';
 import { build } from '../src/pipeline.js';
 import { ssimulacra2 } from '../src/images/ssimulacra2.js';
 import { AVIF_SEARCH_EFFORT, ENCODE } from '../src/images/jobs/photo.js';
-import { installJampack, runJampack, visit as visitPages } from './peers/chromium-visit.js';
+import { installJampack, runJampack, sitePages, visit as visitPages, walk } from './peers/chromium-visit.js';
 import { machineLine } from './machine.js';
 import { recordMeasurement } from './record.js';
 
@@ -36,9 +36,7 @@ const INPUT = SITE_FLAG > 0 ? path.resolve(process.argv[SITE_FLAG + 1]) : path.j
 const SITE_NAME = SITE_FLAG > 0 ? path.basename(INPUT) : 'fixtures/modern';
 const VIEWPORTS = [{ width: 1280, height: 800 }, { width: 360, height: 740 }];
 const KEEP = process.argv.includes('--keep');
-/** @param {string} dir @returns {string[]} */
-const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-const PAGES = walk(INPUT).filter((f) => /\.html?$/i.test(f)).map((f) => path.relative(INPUT, f).split(path.sep).join('/')).sort();
+const PAGES = sitePages(INPUT);
 /** @param {string} root */
 const visit = (root) => visitPages(root, PAGES, VIEWPORTS);
 

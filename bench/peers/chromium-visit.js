@@ -29,6 +29,19 @@ const KINDS = /** @type {const} */ ([['svg', /\.svg$/i], ['scripts', /\.m?js$/i]
 const FAVICON = /\/favicon[^/]*\.(?:ico|png|svg)$/i;
 
 /**
+ * Every file under a folder, as paths.
+ * @param {string} dir
+ * @returns {string[]}
+ */
+export const walk = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+
+/**
+ * A site's pages (its .html and .htm files), as sorted site paths.
+ * @param {string} root
+ */
+export const sitePages = (root) => walk(root).filter((f) => /\.html?$/i.test(f)).map((f) => path.relative(root, f).split(path.sep).join('/')).sort();
+
+/**
  * Serves a built site as an ordinary server serves files: text gzipped on
  * the fly, or from the build's precompressed .br sidecar where there is one;
  * a folder's index.html; 404 outside the site.
