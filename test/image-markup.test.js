@@ -2,14 +2,17 @@
  * The image-markup pass on pages whose <img>s have no width and height: what
  * it adds to each tag from the layout Chromium measures, what it leaves out
  * where the width and height would move a box, and the same output and
- * decisions whether its pages are measured one or several at a time.
+ * decisions whether its pages are measured one or several at a time; and
+ * the largest contentful paint as Chromium names it fetched first, a CSS
+ * background through a preload that the browser requests before the style
+ * sheet that draws it has arrived.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect } from 'vitest';
 import { build } from '../src/pipeline.js';
-import { chromiumTest } from './helpers/chromium.js';
+import { chromiumTest, launchChromium } from './helpers/chromium.js';
 import { readTree, tempDir } from './helpers/tmp.js';
 
 /** A page with a large image in the first view, the same image below it, and a small one below that. */
@@ -64,11 +67,11 @@ describe('image-markup', () => {
     // With width and height the image would be 400 px high at every width: only the hints go on.
     expect(page('c.html')).toBe('<!doctype html><title>c</title><style>img{width:100%}</style><body style="margin:0"><img src="big.png" decoding="async" fetchpriority="high"></body>');
     expect(alone.warnings).toEqual(['c.html layout-changed: image-markup: <img>s left without width and height: with them a box moved at 360 px wide']);
-    const hints = '3 width and height, 2 decoding=async, 1 loading=lazy, fetchpriority=high on the largest image in the first view';
+    const hints = '3 width and height, 2 decoding=async, 1 loading=lazy, fetchpriority=high on the largest contentful paint';
     expect(alone.decisions).toEqual([
       { file: 'a.html', action: 'changed', reason: hints },
       { file: 'b.html', action: 'changed', reason: hints },
-      { file: 'c.html', action: 'changed', reason: '1 decoding=async, fetchpriority=high on the largest image in the first view' },
+      { file: 'c.html', action: 'changed', reason: '1 decoding=async, fetchpriority=high on the largest contentful paint' },
       { file: 'd.html', action: 'changed', reason: hints },
       { file: 'e.html', action: 'changed', reason: hints },
       { file: 'f.html', action: 'changed', reason: hints },
@@ -83,7 +86,8 @@ describe('image-markup', () => {
     // the same; the height is the same to the unit.
     const page = '<!doctype html><title>w</title><body style="margin:0"><div style="width:53.5%"><img src="wide.png" style="max-width:100%;height:auto"></div><p>after</p></body>';
     const { html, summary } = await buildPage(page, 'wide.png', 1900, 400);
-    expect(html).toBe(page.replace('height:auto">', 'height:auto" width="1900" height="400" decoding="async">'));
+    // It is also the page's largest contentful paint.
+    expect(html).toBe(page.replace('height:auto">', 'height:auto" width="1900" height="400" decoding="async" fetchpriority="high">'));
     expect(summary.warnings).toEqual([]);
   }, 120_000);
 
@@ -96,4 +100,63 @@ describe('image-markup', () => {
     expect(html).toBe('<!doctype html><title>l</title><style>.w{width:100%}</style><body style="margin:0"><div style="height:1200px"></div><img class="w" src="big.png" decoding="async"><p>after</p><img src="big.png" width="600" height="400" decoding="async" loading="lazy"></body>');
     expect(summary.warnings.map((w) => `${w.file} ${w.code}: ${w.message}`)).toEqual(['index.html layout-changed: image-markup: <img>s left without width and height: with them a box moved at 360 px wide']);
   }, 120_000);
+
+  chromiumTest('preloads a CSS background that is the largest contentful paint, the file each width draws, requested before the style sheet has arrived', async () => {
+    const site = await tempDir();
+    const solid = (/** @type {number} */ width, /** @type {number} */ height) => sharp({ create: { width, height, channels: 3, background: '#3a6ea5' } }).png().toBuffer();
+    await writeFile(path.join(site, 'narrow.png'), await solid(800, 600));
+    await writeFile(path.join(site, 'wide.png'), await solid(1600, 600));
+    await writeFile(path.join(site, 'hero.css'), '.hero{height:600px;background:url(narrow.png) center/cover}@media (min-width:768px){.hero{background-image:url(wide.png)}}');
+    const page = '<!doctype html><html><head><title>Hero</title><link rel="stylesheet" href="hero.css"></head><body style="margin:0"><div class="hero"></div><p>A caption.</p></body></html>';
+    await writeFile(path.join(site, 'index.html'), page);
+    const output = path.join(await tempDir(), 'out');
+    const summary = await build({ input: site, output, only: ['image-markup'], cache: false, configs: false });
+    const built = await readFile(path.join(output, 'index.html'), 'utf8');
+    // Chromium names the hero its largest paint at 360 px (narrow.png) and at 1280 px (wide.png).
+    expect(built).toBe(page.replace('</head>', '<link rel="preload" as="image" href="narrow.png" media="(width < 768px)" fetchpriority="high"><link rel="preload" as="image" href="wide.png" media="(width >= 768px)" fetchpriority="high"></head>'));
+    expect(summary.passes.find((p) => p.name === 'image-markup')?.decisions).toEqual([{ file: 'index.html', action: 'changed', reason: '2 preloads of the largest contentful paint\'s background' }]);
+    expect(summary.warnings).toEqual([]);
+
+    // The style sheet's response is held until the event named; what was requested before it is recorded.
+    const browser = await launchChromium();
+    try {
+      /**
+       * @param {string} html the page
+       * @param {number} width the viewport's
+       * @param {'image' | 'domcontentloaded'} release what the style sheet waits for: the request of an image, or the page's DOMContentLoaded
+       */
+      const requestedBeforeStyleSheet = async (html, width, release) => {
+        const context = await browser.newContext({ viewport: { width, height: 800 }, serviceWorkers: 'block' });
+        const tab = await context.newPage();
+        /** @type {string[]} */
+        const events = [];
+        /** @type {() => void} */
+        let imageRequested = () => {};
+        const image = new Promise((resolve) => { imageRequested = () => resolve(undefined); });
+        const contentLoaded = new Promise((resolve) => tab.once('domcontentloaded', () => resolve(undefined)));
+        await context.route('http://site.invalid/**', async (route) => {
+          const name = new URL(route.request().url()).pathname.slice(1);
+          if (name === 'index.html') return route.fulfill({ body: html, contentType: 'text/html' });
+          if (name === 'hero.css') {
+            await (release === 'image' ? image : contentLoaded);
+            events.push('hero.css answered');
+            return route.fulfill({ body: await readFile(path.join(output, name)), contentType: 'text/css' });
+          }
+          events.push(`${name} requested`);
+          imageRequested();
+          return route.fulfill({ body: await readFile(path.join(output, name)), contentType: 'image/png' });
+        });
+        await tab.goto('http://site.invalid/index.html', { waitUntil: 'load' });
+        await context.close();
+        return events;
+      };
+      // Without the preload the browser cannot know the image before the style sheet: it asks for it after.
+      expect(await requestedBeforeStyleSheet(page, 360, 'domcontentloaded')).toEqual(['hero.css answered', 'narrow.png requested']);
+      // With it, each width's file is asked for while the style sheet is held, and only that file.
+      expect(await requestedBeforeStyleSheet(built, 360, 'image')).toEqual(['narrow.png requested', 'hero.css answered']);
+      expect(await requestedBeforeStyleSheet(built, 1280, 'image')).toEqual(['wide.png requested', 'hero.css answered']);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
 });

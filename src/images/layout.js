@@ -51,12 +51,26 @@ export const VIEWPORT_HEIGHT = 800;
  * @property {ImageBox[]} images
  * @property {BackgroundBox[]} backgrounds every element's background images (pseudo-elements' too) from the site,
  *   when measured with them (else none)
+ * @property {string[]} watched the computed `background-image` of each element measured with `watch`, in its order
+ *
+ * @typedef {object} LargestPaint the element Chromium names the page's largest contentful paint, once it has settled
+ * @property {number} element its index among all the document's elements (`document.querySelectorAll('*')`)
+ * @property {number} image its index among the page's <img>s (`document.images`, the order of PageLayout's images), -1 for another element
+ * @property {string} url the image painted (absolute), '' for text
+ * @property {string} background the element's computed `background-image` ('none' when it has none)
  *
  * @typedef {object} SiteLayouts
- * @property {(page: string, viewports?: number[] | null, options?: { backgrounds?: boolean, bytes?: Buffer }) => Promise<PageLayout[]>} measure
+ * @property {(page: string, viewports?: number[] | null, options?: { backgrounds?: boolean, bytes?: Buffer, watch?: number[] }) => Promise<PageLayout[]>} measure
  *   a page at its breakpoints (or at the viewports given); its CSS background images only when asked (they cost a
  *   computed style of every element and its pseudo-elements); with BYTES, the page as those bytes, not the site's
- *   (a change measured before it is written)
+ *   (a change measured before it is written); with WATCH (indexes among all the document's elements), those
+ *   elements' computed `background-image` at each width
+ * @property {(page: string, viewports: number[] | null, paintAt: number, options?: { watch?: number[] }) => Promise<{ paint: LargestPaint | null, layouts: PageLayout[] }>} measureWithPaint
+ *   measure, with the page loaded at PAINTAT wide and its largest contentful paint read there first; the paint's
+ *   element is watched after those asked for (its computed background is each layout's last `watched`)
+ * @property {(page: string, viewport: number) => Promise<LargestPaint | null>} largestPaint
+ *   the page's largest contentful paint, loaded at that viewport width (the paint is chosen at load: a later
+ *   resize does not choose again), or null when Chromium names none
  * @property {() => Promise<void>} close
  */
 
@@ -97,6 +111,7 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
     const { browser } = await browsers.get();
     const context = withPageTimeout(await browser.newContext({ serviceWorkers: 'block', viewport: { width: MAX_VIEWPORT, height: VIEWPORT_HEIGHT }, deviceScaleFactor: 1, reducedMotion: 'reduce' }));
     contexts.push(context);
+    await context.addInitScript(observeLargestPaint);
     const tab = await context.newPage();
     await context.route('**/*', async (route) => {
       const request = route.request();
@@ -147,47 +162,94 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
     const next = waiting.shift();
     if (next) openCounted().then(next.resolve, next.reject);
   };
+  /**
+   * A tab with the page loaded at a viewport width, given to USE; the tab is given back (or dropped, when its browser went) after.
+   * @template T
+   * @param {string} page
+   * @param {number} width
+   * @param {Buffer | undefined} bytes
+   * @param {(tab: import('playwright-core').Page) => Promise<T>} use
+   * @returns {Promise<T>}
+   */
+  const withPage = async (page, width, bytes, use) => {
+    let tab;
+    try {
+      tab = await take();
+    } catch (error) {
+      throw new PageFailed(`Chromium could not open a page to measure it: ${firstLine(error)}`);
+    }
+    if (bytes) served.set(tab, { path: page, bytes });
+    try {
+      const used = /** @type {import('playwright-core').Page} */ (tab);
+      await withinPageTime(used, used.setViewportSize({ width, height: VIEWPORT_HEIGHT }), 'setting its viewport');
+      const url = `${ORIGIN}/${encodeURI(page)}`;
+      visiting.set(used, new URL(url).href);
+      const loaded = await used.goto(url, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS }).then(() => true, (/** @type {unknown} */ error) => {
+        if (!pageUsable(used)) throw error;
+        return false;
+      });
+      if (!loaded) throw new PageFailed(`it did not load in ${PAGE_TIMEOUT_MS / 1000} s`);
+      return await use(used);
+    } catch (error) {
+      if (error instanceof PageFailed) throw error;
+      throw new PageFailed(`Chromium could not measure it: ${firstLine(error)}`);
+    } finally {
+      served.delete(tab);
+      visiting.delete(tab);
+      // A tab whose browser went is dropped: its place opens a new one in the browser started again.
+      if (!pageUsable(tab)) drop();
+      else give(tab);
+    }
+  };
+  /**
+   * Waits in the page until its images and fonts have loaded (see settle).
+   * @param {import('playwright-core').Page} tab
+   * @param {number} width
+   */
+  const settled = async (tab, width) => {
+    // The page's own limit ends the wait inside it; the call's limit, a little later, ends a page whose script never yields.
+    if (!await withinPageTime(tab, tab.evaluate(settle, PAGE_TIMEOUT_MS - 5_000), `its images and fonts settling at ${width} px wide`)) {
+      throw new PageFailed(`its images and fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
+    }
+  };
+  /**
+   * Measures the loaded page at each width.
+   * @param {import('playwright-core').Page} tab
+   * @param {number[] | null | undefined} viewports
+   * @param {{ backgrounds: boolean, watch: number[] }} what
+   */
+  const measureAt = async (tab, viewports, { backgrounds, watch }) => {
+    const widths = viewports ?? viewportsOf(await withinPageTime(tab, tab.evaluate(mediaWidths), 'reading its media queries'));
+    /** @type {PageLayout[]} */
+    const layouts = [];
+    for (const width of widths) {
+      await withinPageTime(tab, tab.setViewportSize({ width, height: VIEWPORT_HEIGHT }), `setting its viewport to ${width} px`);
+      await settled(tab, width);
+      layouts.push({ viewport: width, ...withOccurrences(await withinPageTime(tab, tab.evaluate(measureBoxes, { origin: ORIGIN, backgrounds, watch }), `measuring its boxes at ${width} px wide`)) });
+    }
+    return layouts;
+  };
+  /**
+   * @param {import('playwright-core').Page} tab
+   * @param {number} width
+   */
+  const readPaint = async (tab, width) => {
+    await settled(tab, width);
+    return /** @type {LargestPaint | null} */ (await withinPageTime(tab, tab.evaluate(readLargestPaint), 'reading its largest contentful paint'));
+  };
   return {
-    async measure(page, viewports, { backgrounds = false, bytes } = {}) {
-      let tab;
-      try {
-        tab = await take();
-      } catch (error) {
-        throw new PageFailed(`Chromium could not open a page to measure it: ${firstLine(error)}`);
-      }
-      if (bytes) served.set(tab, { path: page, bytes });
-      try {
-        const used = /** @type {import('playwright-core').Page} */ (tab);
-        await withinPageTime(used, used.setViewportSize({ width: viewports?.[0] ?? MAX_VIEWPORT, height: VIEWPORT_HEIGHT }), 'setting its viewport');
-        const url = `${ORIGIN}/${encodeURI(page)}`;
-        visiting.set(used, new URL(url).href);
-        const loaded = await tab.goto(url, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS }).then(() => true, (/** @type {unknown} */ error) => {
-          if (!pageUsable(/** @type {import('playwright-core').Page} */ (tab))) throw error;
-          return false;
-        });
-        if (!loaded) throw new PageFailed(`it did not load in ${PAGE_TIMEOUT_MS / 1000} s`);
-        const widths = viewports ?? viewportsOf(await withinPageTime(used, used.evaluate(mediaWidths), 'reading its media queries'));
-        /** @type {PageLayout[]} */
-        const layouts = [];
-        for (const width of widths) {
-          await withinPageTime(used, used.setViewportSize({ width, height: VIEWPORT_HEIGHT }), `setting its viewport to ${width} px`);
-          // The page's own limit ends the wait inside it; the call's limit, a little later, ends a page whose script never yields.
-          if (!await withinPageTime(used, used.evaluate(settle, PAGE_TIMEOUT_MS - 5_000), `its images and fonts settling at ${width} px wide`)) {
-            throw new PageFailed(`its images and fonts had not all loaded after ${PAGE_TIMEOUT_MS / 1000} s at ${width} px wide`);
-          }
-          layouts.push({ viewport: width, ...withOccurrences(await withinPageTime(used, used.evaluate(measureBoxes, { origin: ORIGIN, backgrounds }), `measuring its boxes at ${width} px wide`)) });
-        }
-        return layouts;
-      } catch (error) {
-        if (error instanceof PageFailed) throw error;
-        throw new PageFailed(`Chromium could not measure it: ${firstLine(error)}`);
-      } finally {
-        served.delete(tab);
-        visiting.delete(tab);
-        // A tab whose browser went is dropped: its place opens a new one in the browser started again.
-        if (!pageUsable(tab)) drop();
-        else give(tab);
-      }
+    measure(page, viewports, { backgrounds = false, bytes, watch = [] } = {}) {
+      return withPage(page, viewports?.[0] ?? MAX_VIEWPORT, bytes, (tab) => measureAt(tab, viewports, { backgrounds, watch }));
+    },
+    measureWithPaint(page, viewports, paintAt, { watch = [] } = {}) {
+      return withPage(page, paintAt, undefined, async (tab) => {
+        const paint = await readPaint(tab, paintAt);
+        const layouts = await measureAt(tab, viewports, { backgrounds: false, watch: paint ? [...watch, paint.element] : watch });
+        return { paint, layouts };
+      });
+    },
+    largestPaint(page, viewport) {
+      return withPage(page, viewport, undefined, (tab) => readPaint(tab, viewport));
     },
     close: async () => {
       await Promise.all(contexts.map((context) => context.close().catch(() => {})));
@@ -286,10 +348,55 @@ async function settle(timeout) {
 }
 
 /**
- * In the page: the boxes of its elements and images, and its background images when asked.
- * @param {{ origin: string, backgrounds: boolean }} what
+ * In the page, before any of its scripts: keeps the last largest-contentful-paint entry Chromium reports, and counts them.
  */
-function measureBoxes({ origin, backgrounds: withBackgrounds }) {
+function observeLargestPaint() {
+  try {
+    let reported = 0;
+    new PerformanceObserver((list) => {
+      const entries = list.getEntries();
+      reported += entries.length;
+      Object.defineProperty(globalThis, '__pagedietLargestPaint', { value: { entry: entries[entries.length - 1], reported }, configurable: true });
+    }).observe({ type: 'largest-contentful-paint', buffered: true });
+  } catch {
+    // a page that replaced PerformanceObserver: no paint is named
+  }
+}
+
+/**
+ * In the page, once settled: the element of its largest contentful paint.
+ * Chromium reports a paint once the frame that drew it has been presented,
+ * some frames after it was drawn: frames are waited for until
+ * QUIET_FRAMES have passed with no new report (at most MAX_FRAMES).
+ * @returns {Promise<LargestPaint | null>}
+ */
+async function readLargestPaint() {
+  const QUIET_FRAMES = 5;
+  const MAX_FRAMES = 60;
+  const seen = () => /** @type {{ entry: { element: Element | null, url: string }, reported: number } | undefined} */ (/** @type {any} */ (globalThis).__pagedietLargestPaint);
+  let last = -1;
+  for (let frame = 0, quiet = 0; frame < MAX_FRAMES && quiet < QUIET_FRAMES; frame++) {
+    await new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0)));
+    const reported = seen()?.reported ?? 0;
+    quiet = reported > 0 && reported === last ? quiet + 1 : 0;
+    last = reported;
+  }
+  const entry = seen()?.entry;
+  const el = entry?.element;
+  if (!entry || !el || !el.isConnected) return null;
+  return {
+    element: [...document.querySelectorAll('*')].indexOf(el),
+    image: el instanceof HTMLImageElement ? [...document.images].indexOf(el) : -1,
+    url: entry.url,
+    background: getComputedStyle(el).backgroundImage,
+  };
+}
+
+/**
+ * In the page: the boxes of its elements and images, its background images when asked, and the watched elements' backgrounds.
+ * @param {{ origin: string, backgrounds: boolean, watch: number[] }} what
+ */
+function measureBoxes({ origin, backgrounds: withBackgrounds, watch }) {
   const unit = (/** @type {number} */ value) => Math.round(value * 64);
   const boxes = [];
   for (const el of document.querySelectorAll('body *')) {
@@ -347,12 +454,14 @@ function measureBoxes({ origin, backgrounds: withBackgrounds }) {
       });
     }
   }
-  return { scrollHeight: document.documentElement.scrollHeight, boxes, images, backgrounds };
+  const all = watch.length ? document.querySelectorAll('*') : [];
+  const watched = watch.map((i) => (all[i] ? getComputedStyle(all[i]).backgroundImage : 'none'));
+  return { scrollHeight: document.documentElement.scrollHeight, boxes, images, backgrounds, watched };
 }
 /* c8 ignore stop */
 
 /**
- * @param {{ scrollHeight: number, boxes: number[], images: Omit<ImageBox, 'occurrence'>[], backgrounds: BackgroundBox[] }} measured
+ * @param {{ scrollHeight: number, boxes: number[], images: Omit<ImageBox, 'occurrence'>[], backgrounds: BackgroundBox[], watched: string[] }} measured
  */
 function withOccurrences(measured) {
   /** @type {Map<string, number>} */

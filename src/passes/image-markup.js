@@ -1,21 +1,24 @@
 /**
- * <img> markup that lets the browser load images well, from the layout
- * Chromium measures (src/images/layout.js): `width` and `height` where both
- * are missing (from the image's own pixels, so the browser reserves the box
- * before the image arrives and nothing shifts), `decoding="async"`,
- * `loading="lazy"` for an image wholly below the first viewport at every
- * width measured whose width and height are set (its box reserved), and
- * `fetchpriority="high"` for the largest image in the
- * first viewport at the robot's width. Each page is measured again after its
+ * Image markup that lets the browser load images well, from the layout
+ * Chromium measures (src/images/layout.js): on <img>s, `width` and `height`
+ * where both are missing (from the image's own pixels, so the browser
+ * reserves the box before the image arrives and nothing shifts),
+ * `decoding="async"`, `loading="lazy"` for an image wholly below the first
+ * viewport at every width measured whose width and height are set (its box
+ * reserved); for the page's largest contentful paint as Chromium names it
+ * at 360 and 1280 px, `fetchpriority="high"` on its <img> (and no
+ * `loading="lazy"`), or a preload in the head when it is a CSS background
+ * (src/images/paint-preload.js). Each page is measured again after its
  * markup changed; a page where any box moved keeps its markup, with a
- * warning. Attributes the author wrote are never changed. docs/image-markup.md.
+ * warning. docs/image-markup.md.
  */
 import { applyEdits, startTagEnd } from '../site/edits.js';
+import { paintPreloads, preloadLink } from '../images/paint-preload.js';
 import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
 import { PageFailed } from '../browser/page-failed.js';
-import { imagesByKey, layoutDifference, layoutTabs, siteLayouts, sizedTolerance, VIEWPORT_HEIGHT } from '../images/layout.js';
+import { imagesByKey, layoutDifference, layoutTabs, MIN_VIEWPORT, ORIGIN, siteLayouts, sizedTolerance, VIEWPORT_HEIGHT } from '../images/layout.js';
 import { ROBOT_VIEWPORT } from '../site/image-choice.js';
 import { forEachOrdered } from '../util/ordered.js';
 
@@ -42,31 +45,26 @@ const LARGE_IMAGE_PIXELS = 100_000;
 
 /**
  * @typedef {import('../images/layout.js').PageLayout} PageLayout
+ * @typedef {import('../images/layout.js').LargestPaint} LargestPaint
  * @typedef {import('../site/site.js').Reference} Reference
  */
 
 /** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'image-markup',
-  description: '<img> width and height, decoding, lazy loading below the first view and fetchpriority for the largest image in it, from the layout Chromium measures',
+  description: '<img> width and height, decoding, lazy loading below the first view, and the largest contentful paint fetched first (fetchpriority, or a preload for a CSS background), from the layout Chromium measures',
   options,
   async run(site, ctx) {
     /** @type {Map<string, Reference[]>} each page's <img src> references, in document order */
     const images = new Map();
+    /** @type {string[]} */
+    const pages = [];
     for (const file of site.files.values()) {
       if (file.role !== 'page') continue;
+      pages.push(file.path);
       const refs = (file.referenceTable?.toArray() ?? []).filter((r) => r.element === 'img' && r.attribute === 'src' && r.tagStart !== undefined && r.tagEnd !== undefined);
-      if (refs.length) images.set(file.path, refs.sort((a, b) => /** @type {number} */ (a.tagStart) - /** @type {number} */ (b.tagStart)));
+      images.set(file.path, refs.sort((a, b) => /** @type {number} */ (a.tagStart) - /** @type {number} */ (b.tagStart)));
     }
-    if (!images.size) return;
-    try {
-      await ctx.browser.get();
-    } catch (error) {
-      // The text-images pass has said how to get a browser; here the pages are only counted.
-      ctx.decide({ file: '', action: 'skipped', reason: `${images.size} page${images.size === 1 ? '' : 's'} left as they are: no browser to measure the layout (${/** @type {Error} */ (error).message.split(':')[0]})` });
-      return;
-    }
-    const session = await siteLayouts(ctx.browser, site, { tabs: layoutTabs(ctx.threads) });
     /** @type {Map<string, { width: number, height: number } | null>} */
     const sizes = new Map();
     /** Each image's size as it is read, once however many pages measured side by side ask for it. @type {Map<string, Promise<{ width: number, height: number } | null>>} */
@@ -76,35 +74,53 @@ export default {
       if (!size) sizing.set(target, (size = (async () => (site.files.has(target) ? shownSize(await site.read(target), ctx.options.maxPixels) : null))()));
       return size;
     };
+    const backgrounds = await pagesWithLargeBackgrounds(site, pages, async (target) => isLarge(await sizeOf(target)));
+    const measured = [...images].filter(([page, refs]) => refs.length || backgrounds.has(page));
+    if (!measured.length) return;
+    try {
+      await ctx.browser.get();
+    } catch (error) {
+      // The text-images pass has said how to get a browser; here the pages are only counted.
+      ctx.decide({ file: '', action: 'skipped', reason: `${measured.length} page${measured.length === 1 ? '' : 's'} left as they are: no browser to measure the layout (${/** @type {Error} */ (error).message.split(':')[0]})` });
+      return;
+    }
+    const session = await siteLayouts(ctx.browser, site, { tabs: layoutTabs(ctx.threads) });
     try {
       let done = 0;
       // Pages are measured, changed and measured again several at a time (a measurement waits for Chromium's
       // frames); the changes are written and decided on in the pages' order.
-      await forEachOrdered([...images].sort(([a], [b]) => (a < b ? -1 : 1)), async ([page, refs]) => {
+      await forEachOrdered(measured.sort(([a], [b]) => (a < b ? -1 : 1)), async ([page, refs]) => {
         const bytes = await site.read(page);
         for (const ref of refs) {
           const target = ref.status === 'ok' ? /** @type {string} */ (ref.target) : '';
           if (target && !sizes.has(target)) sizes.set(target, await sizeOf(target));
         }
-        // Measured only when the markup may change: an <img> without width and height, or a large image (the
-        // hints go on those alone). A page of small, sized images costs no layout.
-        if (!refs.some((ref) => {
+        // Measured only when the markup may change: an <img> without width and height, a large image (the hints
+        // go on those alone), or a large CSS background. A page of small, sized images costs no layout.
+        if (!backgrounds.has(page) && !refs.some((ref) => {
           const size = ref.status === 'ok' ? sizes.get(/** @type {string} */ (ref.target)) : null;
           const tag = startTag(bytes, ref);
           return size && (isLarge(size) || (!hasAttribute(tag, 'width') && !hasAttribute(tag, 'height')));
         })) return null;
         /** @type {PageLayout[]} */
         let before;
+        /** The largest contentful paints at MIN_VIEWPORT and ROBOT_VIEWPORT. @type {(LargestPaint | null)[]} */
+        let paints;
         try {
-          before = await session.measure(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null);
+          const narrow = await session.largestPaint(page, MIN_VIEWPORT);
+          const wide = await session.measureWithPaint(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null, ROBOT_VIEWPORT, { watch: narrow ? [narrow.element] : [] });
+          before = wide.layouts;
+          paints = [narrow, wide.paint];
         } catch (error) {
           if (error instanceof PageFailed) return { bytes, chosen: null, firstMoved: null, failed: error.message };
           throw error;
         }
-        const charset = /** @type {string} */ (site.get(page).charset);
+        const file = site.get(page);
+        const charset = /** @type {string} */ (file.charset);
         const authorPriority = refs.some((ref) => hasAttribute(startTag(bytes, ref), 'fetchpriority'));
-        const priority = authorPriority ? null : largestInFirstView(before, refs, (path) => isLarge(sizes.get(path)));
         const indexed = before.map(imagesByKey);
+        const paintRefs = new Set(authorPriority ? [] : paints.map((paint) => paintedImage(paint, before, refs, (path) => isLarge(sizes.get(path)))).filter((ref) => ref !== null));
+        const preloads = authorPriority || file.baseHref !== null || file.headEnd === null ? [] : await backgroundPreloads(page, paints, before, refs, async (target) => site.files.has(target) && isLarge(await sizeOf(target)), site.get(page).referenceTable?.toArray() ?? []);
         /**
          * The page's new markup, and what it adds.
          * @param {boolean} withSizes whether to add width and height
@@ -112,7 +128,7 @@ export default {
         const markup = async (withSizes) => {
           /** @type {import('../site/edits.js').Edit[]} */
           const edits = [];
-          const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0 };
+          const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0, eager: 0, preload: preloads.length };
           /** The images given width and height. @type {{ width: number, height: number }[]} */
           const sized = [];
           /** @type {Map<string, number>} */
@@ -145,26 +161,38 @@ export default {
               added.push('loading="lazy"');
               counts.lazy++;
             }
-            if (ref === priority && !has('fetchpriority')) {
+            if (paintRefs.has(ref)) {
               added.push('fetchpriority="high"');
               counts.priority++;
+              // The largest paint is not left for the visitor's scrolling to start.
+              const lazy = /\sloading\s*=\s*(?:"lazy"|'lazy'|lazy(?=[\s/>]))/i.exec(tag);
+              if (lazy) {
+                const at = /** @type {number} */ (ref.tagStart) + lazy.index;
+                edits.push({ start: at, end: at + lazy[0].length, bytes: Buffer.alloc(0) });
+                counts.eager++;
+              }
             }
             if (!added.length) continue;
             const tagEnd = /** @type {number} */ (ref.tagEnd);
             const closing = startTagEnd(bytes, tagEnd);
             edits.push({ start: closing, end: closing, bytes: encodeText(` ${added.join(' ')}`, charset) });
           }
-          return { edits, counts, sized };
+          if (preloads.length) {
+            const at = /** @type {number} */ (file.headEnd);
+            edits.push({ start: at, end: at, bytes: encodeText(preloads.join(''), charset) });
+          }
+          return { edits: edits.sort((a, b) => a.start - b.start), counts, sized };
         };
         // With width and height first; where those move a box (a style that sizes one side only), without them.
         // Each change is measured before it is written: the tab serves the changed page in place of the site's.
-        /** @type {{ counts: { sized: number, lazy: number, priority: number, decoding: number }, bytes: Buffer } | null} */
+        /** @type {{ counts: { sized: number, lazy: number, priority: number, decoding: number, eager: number, preload: number }, bytes: Buffer } | null} */
         let chosen = null;
         /** The viewport width at which the first attempt moved a box. @type {number | null} */
         let firstMoved = null;
         for (const withSizes of [true, false]) {
           const attempt = await markup(withSizes);
-          if (!attempt.edits.length || (!withSizes && attempt.counts.decoding + attempt.counts.lazy + attempt.counts.priority === 0)) break;
+          const { counts } = attempt;
+          if (!attempt.edits.length || (!withSizes && counts.decoding + counts.lazy + counts.priority + counts.preload === 0)) break;
           const changed = applyEdits(bytes, attempt.edits);
           let after;
           try {
@@ -176,16 +204,16 @@ export default {
           const moved = layoutDifference(before, after, sizedTolerance(attempt.sized));
           firstMoved ??= moved;
           if (moved === null) {
-            chosen = { counts: attempt.counts, bytes: changed };
+            chosen = { counts, bytes: changed };
             break;
           }
-          if (attempt.counts.sized === 0) break;
+          if (counts.sized === 0) break;
         }
         return { bytes, chosen, firstMoved, failed: null };
-      }, async (measured, [page]) => {
-        ctx.progress(page, { done: done++, total: images.size });
-        if (!measured) return;
-        const { bytes, chosen, firstMoved, failed } = measured;
+      }, async (measuredPage, [page]) => {
+        ctx.progress(page, { done: done++, total: measured.length });
+        if (!measuredPage) return;
+        const { bytes, chosen, firstMoved, failed } = measuredPage;
         if (failed) {
           ctx.warn(page, 'layout-failed', `image markup left as it is: ${failed}`);
           ctx.decide({ file: page, action: 'kept', reason: `its layout could not be measured: ${failed}` });
@@ -196,7 +224,13 @@ export default {
         await site.write(page, chosen.bytes);
         ctx.touched(page, bytes.length, chosen.bytes.length);
         const { counts } = chosen;
-        const said = [counts.sized && `${counts.sized} width and height`, counts.decoding && `${counts.decoding} decoding=async`, counts.lazy && `${counts.lazy} loading=lazy`, counts.priority && 'fetchpriority=high on the largest image in the first view'].filter(Boolean);
+        const said = [
+          counts.sized && `${counts.sized} width and height`,
+          counts.decoding && `${counts.decoding} decoding=async`,
+          counts.lazy && `${counts.lazy} loading=lazy`,
+          counts.priority && `fetchpriority=high on the largest contentful paint${counts.priority > 1 ? `s (${counts.priority})` : ''}${counts.eager ? ', its loading=lazy taken off' : ''}`,
+          counts.preload && `${counts.preload} preload${counts.preload > 1 ? 's' : ''} of the largest contentful paint's background`,
+        ].filter(Boolean);
         ctx.decide({ file: page, action: 'changed', reason: said.join(', ') });
       }, layoutTabs(ctx.threads));
     } finally {
@@ -232,29 +266,103 @@ function isLarge(size) {
 }
 
 /**
- * The <img> reference whose box covers the most of the first viewport at
- * the robot's width (or the widest measured below it), or null when none
- * covers LARGE_IMAGE_PIXELS of it. Only large images count: a small image
- * drawn larger is no large paint (Chromium's largest contentful paint counts
- * an upscaled image at its own size).
+ * The <img src> reference of a largest contentful paint, or null when the
+ * paint is not a large image of the page's markup. A small image never gets
+ * the priority: it costs little to fetch, and the attribute would add more
+ * bytes than it saves (a 1997 page's icons).
+ * @param {LargestPaint | null} paint
  * @param {PageLayout[]} layouts
  * @param {Reference[]} refs the page's <img src> references, in document order
  * @param {(path: string) => boolean} large whether the image at a site path has LARGE_IMAGE_PIXELS stored
  */
-function largestInFirstView(layouts, refs, large) {
-  const layout = [...layouts].reverse().find((l) => l.viewport <= ROBOT_VIEWPORT) ?? layouts[0];
-  let best = null;
-  let bestArea = 0;
-  for (let i = 0; i < layout.images.length; i++) {
-    const box = layout.images[i];
-    if (!large(box.path)) continue;
-    const visible = Math.max(0, Math.min(box.y + box.height, VIEWPORT_HEIGHT) - Math.max(box.y, 0)) * Math.max(0, Math.min(box.x + box.width, layout.viewport) - Math.max(box.x, 0));
-    if (visible > bestArea) {
-      bestArea = visible;
-      best = box;
+function paintedImage(paint, layouts, refs, large) {
+  const box = paint && paint.image >= 0 ? layouts[0]?.images[paint.image] : undefined;
+  if (!box || !large(box.path)) return null;
+  return refs.filter((r) => (r.status === 'ok' ? r.target : '') === box.path)[box.occurrence] ?? null;
+}
+
+/**
+ * The preload links for the page's largest contentful paints that are CSS
+ * backgrounds of large images of the site, none where the page preloads
+ * one of them already.
+ * @param {string} page
+ * @param {(LargestPaint | null)[]} paints at MIN_VIEWPORT and ROBOT_VIEWPORT
+ * @param {PageLayout[]} layouts measured with the narrow paint's element watched, then the wide one's
+ * @param {Reference[]} refs the page's <img src> references
+ * @param {(path: string) => Promise<boolean>} large whether a site path is a large image of the site
+ * @param {Reference[]} pageRefs every reference of the page
+ * @returns {Promise<string[]>}
+ */
+async function backgroundPreloads(page, [narrow, wide], layouts, refs, large, pageRefs) {
+  const preloaded = new Set(pageRefs.filter((r) => r.kind === 'preload' && r.status === 'ok').map((r) => r.target));
+  /** @type {{ paint: LargestPaint, column: number, widths: number[] }[]} */
+  const elements = [];
+  if (narrow) elements.push({ paint: narrow, column: 0, widths: [MIN_VIEWPORT] });
+  if (wide) {
+    const same = elements.find((e) => e.paint.element === wide.element);
+    if (same) same.widths.push(ROBOT_VIEWPORT);
+    else elements.push({ paint: wide, column: narrow ? 1 : 0, widths: [ROBOT_VIEWPORT] });
+  }
+  /** @type {string[]} */
+  const links = [];
+  for (const { paint, column, widths } of elements) {
+    if (paint.image >= 0 || !paint.url || paint.background === 'none' || refs.length > MANY_IMAGES) continue;
+    const measured = layouts.map((l) => ({ viewport: l.viewport, background: l.watched[column] ?? 'none' }));
+    for (const preload of paintPreloads(measured, paint.url, widths, { andWider: widths.includes(ROBOT_VIEWPORT) })) {
+      const link = preloadLink(preload, page, ORIGIN);
+      if (!link || link.targets.some((t) => preloaded.has(t))) continue;
+      let allLarge = true;
+      for (const target of link.targets) allLarge &&= await large(target);
+      if (allLarge) links.push(link.html);
     }
   }
-  if (!best || bestArea < LARGE_IMAGE_PIXELS) return null;
-  const found = best;
-  return refs.filter((r) => (r.status === 'ok' ? r.target : '') === found.path)[found.occurrence] ?? null;
+  return links;
+}
+
+/**
+ * The pages that may draw a large image of the site as a CSS background:
+ * in a style attribute, a <style> element, a legacy background attribute, or
+ * a style sheet they link (and the sheets it imports).
+ * @param {import('../site/site.js').Site} site
+ * @param {string[]} pages
+ * @param {(path: string) => Promise<boolean>} large whether a site path is a large image
+ * @returns {Promise<Set<string>>}
+ */
+async function pagesWithLargeBackgrounds(site, pages, large) {
+  /** @type {Map<string, Promise<boolean>>} */
+  const sheets = new Map();
+  /** @param {string} sheet @param {Set<string>} seen */
+  const sheetDraws = (sheet, seen) => {
+    let known = sheets.get(sheet);
+    if (!known) {
+      sheets.set(sheet, (known = (async () => {
+        if (seen.has(sheet) || !site.files.has(sheet)) return false;
+        seen.add(sheet);
+        for (const ref of site.get(sheet).referenceTable?.toArray() ?? []) {
+          if (ref.status !== 'ok') continue;
+          const target = /** @type {string} */ (ref.target);
+          if (ref.kind === 'css-url' && !ref.overridden && await large(target)) return true;
+          if (ref.kind === 'css-import' && !seen.has(target) && await sheetDraws(target, seen)) return true;
+        }
+        return false;
+      })()));
+    }
+    return known;
+  };
+  /** @type {Set<string>} */
+  const found = new Set();
+  for (const page of pages) {
+    for (const ref of site.get(page).referenceTable?.toArray() ?? []) {
+      if (ref.status !== 'ok') continue;
+      const target = /** @type {string} */ (ref.target);
+      const drawn = ['style-attribute-url', 'style-element-url', 'background'].includes(ref.kind) ? !ref.overridden && await large(target)
+        : ref.kind === 'stylesheet' || ref.kind === 'css-import' ? await sheetDraws(target, new Set())
+          : false;
+      if (drawn) {
+        found.add(page);
+        break;
+      }
+    }
+  }
+  return found;
 }

@@ -7,7 +7,7 @@ import { decodeHTMLAttribute } from 'entities';
 import { string as cssString } from 'css-tree';
 import { cssUrls, withChoice } from './css-refs.js';
 import { srcsetUrls } from './srcset.js';
-import { sizesWidth } from './image-choice.js';
+import { IMAGE_TYPES, mediaHolds, sizesWidth } from './image-choice.js';
 import { linkKind } from './reference-kinds.js';
 import { parsePage } from './html-tree.js';
 
@@ -31,7 +31,8 @@ import { parsePage } from './html-tree.js';
  *   sources with its <img>): the same number for every reference of one choice, of which a browser fetches one
  * @property {string} [type] for a <picture>'s <source>: its type attribute; for an image-set() entry, its type(); lower case ('' when none)
  * @property {boolean} [media] for a <picture>'s <source>: whether it has a media condition; for a url() in CSS, whether it is
- *   in a media query block that does not hold at the robot's viewport (css-refs.js)
+ *   in a media query block that does not hold at the robot's viewport (css-refs.js); for a preload, whether the robot's
+ *   browser passes it over (its media does not hold at the robot's viewport, or it is an image of a type not shown)
  * @property {boolean} [overridden] for the url() of a declaration that an image-set() after it overrides (css-refs.js)
  * @property {{ width: number, wanted: number }} [fit] for a srcset candidate with a width descriptor: its width,
  *   and the width the element's `sizes` asks for at the robot's viewport (image-choice.js; -1 when it cannot tell)
@@ -131,6 +132,7 @@ export function referencesInTree(view, root) {
       ref.inPicture = /** @type {Element | null} */ (el.parent)?.name === 'picture';
     }
     if (el.name === 'img' && name === 'src') markChoice(el, ref);
+    if (kind === 'preload' && !preloadFetched(el.attribs)) ref.media = true;
     push(ref);
   };
   /** @param {Element} el @param {string} name @param {ReferenceKind} kind */
@@ -279,4 +281,15 @@ export function decodeEntitiesMapped(raw) {
  */
 function attributeText(view, start, end) {
   return decodeHTMLAttribute(view.decode(start, end));
+}
+
+/**
+ * Whether the robot's browser fetches what a `<link rel=preload>` names: its
+ * `media` holds at the robot's viewport, and an image's `type` is one it shows.
+ * @param {Record<string, string>} attribs
+ */
+function preloadFetched(attribs) {
+  if (attribs.media !== undefined && attribs.media.trim() !== '' && !mediaHolds(attribs.media)) return false;
+  const type = (attribs.type ?? '').trim().toLowerCase();
+  return !type || (attribs.as ?? '').trim().toLowerCase() !== 'image' || IMAGE_TYPES.includes(type);
 }

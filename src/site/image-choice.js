@@ -9,7 +9,8 @@ export const ROBOT_VIEWPORT = 1280;
 
 /**
  * Whether a media query list holds for the robot: a screen ROBOT_VIEWPORT
- * wide. Widths (min-width, max-width, in px or em) are evaluated; print and
+ * wide. Widths (min-width, max-width, and the range forms `(width >= 768px)`
+ * and `(width < 1025px)`, in px or em) are evaluated; print and
  * speech do not hold; any other feature counts as holding.
  * @param {string} list the prelude of an @media rule
  * @param {number} [viewport]
@@ -21,6 +22,11 @@ export function mediaHolds(list, viewport = ROBOT_VIEWPORT) {
     for (const m of q.matchAll(/\(\s*(min|max)-width\s*:\s*([\d.]+)(px|r?em)\s*\)/g)) {
       const width = Number(m[2]) * (m[3] === 'px' ? 1 : 16);
       if (m[1] === 'min' ? viewport < width : viewport > width) return false;
+    }
+    for (const m of q.matchAll(/\(\s*width\s*(>=|<=|>|<)\s*([\d.]+)(px|r?em)\s*\)/g)) {
+      const width = Number(m[2]) * (m[3] === 'px' ? 1 : 16);
+      const holds = { '>=': viewport >= width, '<=': viewport <= width, '>': viewport > width, '<': viewport < width }[m[1]];
+      if (!holds) return false;
     }
     return true;
   });
