@@ -103,9 +103,14 @@ describe('image-markup', () => {
 
   chromiumTest('preloads a CSS background that is the largest contentful paint, the file each width draws, requested before the style sheet has arrived', async () => {
     const site = await tempDir();
-    const solid = (/** @type {number} */ width, /** @type {number} */ height) => sharp({ create: { width, height, channels: 3, background: '#3a6ea5' } }).png().toBuffer();
-    await writeFile(path.join(site, 'narrow.png'), await solid(800, 600));
-    await writeFile(path.join(site, 'wide.png'), await solid(1600, 600));
+    // Noise: Chromium passes over an image of less than 0.05 bits a pixel (a solid colour) for the largest paint.
+    const noise = (/** @type {number} */ width, /** @type {number} */ height) => {
+      const pixels = Buffer.alloc(width * height * 3);
+      for (let i = 0, x = 12345; i < pixels.length; i++) pixels[i] = (x = (Math.imul(x, 1103515245) + 12345) >>> 0) >>> 24;
+      return sharp(pixels, { raw: { width, height, channels: 3 } }).png().toBuffer();
+    };
+    await writeFile(path.join(site, 'narrow.png'), await noise(800, 600));
+    await writeFile(path.join(site, 'wide.png'), await noise(1600, 600));
     await writeFile(path.join(site, 'hero.css'), '.hero{height:600px;background:url(narrow.png) center/cover}@media (min-width:768px){.hero{background-image:url(wide.png)}}');
     const page = '<!doctype html><html><head><title>Hero</title><link rel="stylesheet" href="hero.css"></head><body style="margin:0"><div class="hero"></div><p>A caption.</p></body></html>';
     await writeFile(path.join(site, 'index.html'), page);

@@ -1,11 +1,18 @@
 /**
  * The preloads image-markup writes for a largest contentful paint drawn as
  * a CSS background: what each layer of a computed background-image asks
- * for, the widths each preload is for, and the link's markup.
+ * for, the widths each preload is for, the link's markup, the references
+ * the site model and the robot find in it, and the Link headers of
+ * `_headers`.
  */
 import { describe, expect, test } from 'vitest';
 import { MAX_PRELOADS, offerOf, paintPreloads, preloadLink, topLevelList } from '../src/images/paint-preload.js';
-import { mediaHolds } from '../src/site/image-choice.js';
+import { chosenReferences, mediaHolds } from '../src/site/image-choice.js';
+import { imagePreloadHeaders } from '../src/configs/page-preloads.js';
+import { headersConfig } from '../src/configs/headers.js';
+import { siteFacts } from '../src/configs/shared.js';
+import { DocumentView } from '../src/site/document-view.js';
+import { htmlReferences } from '../src/site/html-refs.js';
 
 const O = 'http://pagediet.invalid';
 
@@ -78,5 +85,59 @@ describe('preloadLink', () => {
   });
   test('the robot evaluates the media it writes', () => {
     expect([mediaHolds('(width < 1025px)'), mediaHolds('(width >= 1025px)'), mediaHolds('(width >= 768px) and (width < 1281px)'), mediaHolds('(width > 1280px)')]).toEqual([false, true, true, false]);
+  });
+});
+
+const PRELOADS = '<!doctype html><html><head><title>p</title>'
+  + '<link rel="preload" as="image" href="../img/a-1024w.avif?v=1&amp;x=2" imagesrcset="../img/a-1024w.avif?v=1&amp;x=2 1x, ../img/a.avif 2x" type="image/avif" media="(width < 1025px)" fetchpriority="high">'
+  + '<link rel="preload" as="image" href="../img/a-1280w.avif" type="image/avif" media="(width >= 1025px)" fetchpriority="high">'
+  + '<link rel="preload" as="image" href="https://cdn.example/b.jpg">'
+  + '<link rel="preload" as="font" href="../f.woff2" crossorigin>'
+  + '</head><body><link rel="preload" as="image" href="../late.jpg"></body></html>';
+
+describe('a page\'s preloads', () => {
+  test('the site model finds the href and every imagesrcset candidate; the robot takes the href whose media holds at 1280 px', () => {
+    const view = new DocumentView(Buffer.from(PRELOADS), 'utf-8');
+    const refs = htmlReferences(view).references.filter((r) => r.kind === 'preload');
+    expect(refs.map((r) => [r.url, r.attribute, r.media ?? false])).toEqual([
+      ['../img/a-1024w.avif?v=1&x=2', 'href', true],
+      ['../img/a-1024w.avif?v=1&x=2', 'imagesrcset', true],
+      ['../img/a.avif', 'imagesrcset', true],
+      ['../img/a-1280w.avif', 'href', false],
+      ['https://cdn.example/b.jpg', 'href', false],
+      ['../f.woff2', 'href', false],
+      ['../late.jpg', 'href', false],
+    ]);
+    expect(chosenReferences(refs).map((r) => r.url)).toEqual(['../img/a-1280w.avif', 'https://cdn.example/b.jpg', '../f.woff2', '../late.jpg']);
+    // A type the robot's browser does not show is passed over as a browser passes it over.
+    const jxl = htmlReferences(new DocumentView(Buffer.from('<link rel="preload" as="image" href="a.jxl" type="image/jxl"><link rel="preload" as="font" href="f.woff2" type="font/woff2">'), 'utf-8')).references;
+    expect(jxl.map((r) => r.media ?? false)).toEqual([true, false]);
+  });
+
+  test('as Link headers: the head\'s image preloads, their URLs as absolute paths, parameters quoted', () => {
+    expect(imagePreloadHeaders(Buffer.from(PRELOADS), 'blog/post.html')).toEqual([
+      '</img/a-1024w.avif?v=1&x=2>; rel=preload; as=image; imagesrcset="/img/a-1024w.avif?v=1&x=2 1x, /img/a.avif 2x"; type="image/avif"; media="(width < 1025px)"; fetchpriority="high"',
+      '</img/a-1280w.avif>; rel=preload; as=image; type="image/avif"; media="(width >= 1025px)"; fetchpriority="high"',
+    ]);
+    // A <base href> moves the URLs: none is sent.
+    expect(imagePreloadHeaders(Buffer.from(PRELOADS.replace('<title>', '<base href="/x/"><title>')), 'blog/post.html')).toEqual([]);
+    expect(imagePreloadHeaders(Buffer.from('<!doctype html><title>none</title><p>preload'), 'index.html')).toEqual([]);
+  });
+
+  test('_headers sends them with the page, at its URL and its folder\'s', () => {
+    const preloads = new Map([['blog/index.html', ['</img/a.avif>; rel=preload; as=image; type="image/avif"']]]);
+    expect(headersConfig(siteFacts(['blog/index.html', 'index.html'], [], preloads)).split('\n').filter((l) => !l.startsWith('#'))).toEqual([
+      '/blog/',
+      '  Cache-Control: no-cache',
+      '  Link: </img/a.avif>; rel=preload; as=image; type="image/avif"',
+      '/blog/index.html',
+      '  Cache-Control: no-cache',
+      '  Link: </img/a.avif>; rel=preload; as=image; type="image/avif"',
+      '/',
+      '  Cache-Control: no-cache',
+      '/index.html',
+      '  Cache-Control: no-cache',
+      '',
+    ]);
   });
 });

@@ -2,7 +2,8 @@
  * `_headers` (Netlify, Cloudflare Pages): these hosts compress responses
  * themselves and cannot serve .br/.gz sidecars, so the file sets only the
  * cache headers: a year for fingerprinted files, revalidation for each page
- * (and its directory's URL when it is an index). A folder whose files are
+ * (and its directory's URL when it is an index), with a page's image
+ * preloads as `Link` headers (page-preloads.js). A folder whose files are
  * all fingerprinted (a bundler's assets/) is one rule, `/assets/*`; other
  * fingerprinted files are listed one by one. No catch-all rule: both hosts
  * join the values of every rule that matches a path, so a default would
@@ -19,8 +20,8 @@ export function headersConfig(facts) {
   const folders = immutableFolders(files);
   /** @type {string[]} */
   const blocks = [];
-  /** @param {string} url @param {string} value */
-  const rule = (url, value) => blocks.push(`${url}\n  Cache-Control: ${value}\n`);
+  /** @param {string} url @param {string} value @param {string[]} [links] Link header values */
+  const rule = (url, value, links = []) => blocks.push(`${url}\n  Cache-Control: ${value}\n${links.map((link) => `  Link: ${link}\n`).join('')}`);
   const emitted = new Set();
   for (const f of files) {
     const policy = cachePolicy(f);
@@ -33,8 +34,9 @@ export function headersConfig(facts) {
       }
     } else if (policy === 'revalidate') {
       const base = f.slice(f.lastIndexOf('/') + 1);
-      if (base === 'index.html') rule(`${urlPath(f.slice(0, -'index.html'.length)).replace(/\/+$/, '')}/`, REVALIDATE);
-      rule(urlPath(f), REVALIDATE);
+      const links = facts.preloads.get(f);
+      if (base === 'index.html') rule(`${urlPath(f.slice(0, -'index.html'.length)).replace(/\/+$/, '')}/`, REVALIDATE, links);
+      rule(urlPath(f), REVALIDATE, links);
     }
   }
   return `${headerComment('#', [
@@ -43,8 +45,9 @@ export function headersConfig(facts) {
     'Copy it to the root of the published directory as _headers. These hosts compress',
     'responses themselves and do not serve .br/.gz files: this file sets only Cache-Control,',
     'a year for fingerprinted names (a folder of them as /folder/*), no-cache for pages; other',
-    'files keep the host\'s default. Delete the .br and .gz files before publishing there, or',
-    'build with --skip precompress.',
+    'files keep the host\'s default. A page that preloads an image sends the preload as a Link',
+    'header too (Cloudflare Pages turns it into 103 Early Hints). Delete the .br and .gz files',
+    'before publishing there, or build with --skip precompress.',
     ...(blocks.length > CLOUDFLARE_RULES ? [`${blocks.length} rules: Cloudflare Pages reads the first ${CLOUDFLARE_RULES} only.`] : []),
   ])}
 ${blocks.join('')}`;

@@ -14,6 +14,7 @@ import { apacheConfig } from './apache.js';
 import { caddyConfig } from './caddy.js';
 import { h2oConfig } from './h2o.js';
 import { headersConfig } from './headers.js';
+import { imagePreloadHeaders } from './page-preloads.js';
 import { nginxBrotliConfig, nginxConfig } from './nginx.js';
 import { CONFIGS_DIR, isPage, siteFacts } from './shared.js';
 
@@ -35,6 +36,8 @@ const OWN_CONFIG_START = '# pagediet ';
  * @property {string} root the site's absolute directory
  * @property {string[]} [pageCharsets] the charset of each page ('utf-8' for an ASCII one; pageCharset()); none: every
  *   page is taken for UTF-8
+ * @property {Map<string, string[]>} [pagePreloads] the `Link` header values of each page's image preloads
+ *   (page-preloads.js), for the pages that have any
  */
 
 /**
@@ -43,7 +46,7 @@ const OWN_CONFIG_START = '# pagediet ';
  * @param {SiteListing} site
  */
 export function serverConfig(server, site) {
-  const facts = siteFacts(site.files, site.pageCharsets);
+  const facts = siteFacts(site.files, site.pageCharsets, site.pagePreloads);
   switch (server) {
     case 'nginx': return nginxConfig(facts);
     case 'nginx-brotli': return nginxBrotliConfig();
@@ -84,10 +87,29 @@ export async function readSiteFiles(dir) {
   const root = await fs.realpath(dir);
   const walked = await walkSite(root);
   const files = walked.files.map((f) => f.path);
+  const { pageCharsets, pagePreloads } = await readPages(files, (f) => fs.readFile(path.join(root, f)));
+  return { root, files, pageCharsets, pagePreloads };
+}
+
+/**
+ * What the configs read in the pages: each page's charset and image preloads.
+ * @param {string[]} files
+ * @param {(page: string) => Promise<Uint8Array | null>} read
+ */
+async function readPages(files, read) {
   /** @type {string[]} */
   const pageCharsets = [];
-  await forEachOrdered(files.filter(isPage), async (f) => pageCharset(await fs.readFile(path.join(root, f))), (charset) => { pageCharsets.push(charset); });
-  return { root, files, pageCharsets };
+  /** @type {Map<string, string[]>} */
+  const pagePreloads = new Map();
+  await forEachOrdered(files.filter(isPage), async (f) => {
+    const bytes = await read(f);
+    return bytes && { charset: pageCharset(bytes), preloads: imagePreloadHeaders(bytes, f) };
+  }, (found, f) => {
+    if (!found) return;
+    pageCharsets.push(found.charset);
+    if (found.preloads.length) pagePreloads.set(f, found.preloads);
+  });
+  return { pageCharsets, pagePreloads };
 }
 
 /**
@@ -122,13 +144,8 @@ export async function writeBuildConfigs(site, where) {
   const stats = await fs.stat(dir).catch(() => null);
   if (stats && !stats.isDirectory()) throw new UserError(`the server configs' folder ${dir} exists and is not a folder: name another with configs, or configs: false`, { cli: `the server configs' folder ${dir} exists and is not a folder: name another with --configs <dir>, or --no-configs` });
   const files = [...site.files.keys()];
-  /** @type {string[]} */
-  const pageCharsets = [];
-  await forEachOrdered(files.filter(isPage), async (f) => {
-    const bytes = await site.read(f).catch(() => null);
-    return bytes && pageCharset(bytes);
-  }, (charset) => { if (charset) pageCharsets.push(charset); });
-  const configs = allConfigs({ files, root: where.outputDir, pageCharsets });
+  const { pageCharsets, pagePreloads } = await readPages(files, (f) => site.read(f).catch(() => null));
+  const configs = allConfigs({ files, root: where.outputDir, pageCharsets, pagePreloads });
   /** @type {string[]} */
   const written = [];
   for (const [name, text] of Object.entries(configs)) {

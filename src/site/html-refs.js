@@ -135,8 +135,8 @@ export function referencesInTree(view, root) {
     if (kind === 'preload' && !preloadFetched(el.attribs)) ref.media = true;
     push(ref);
   };
-  /** @param {Element} el @param {string} name @param {ReferenceKind} kind */
-  const srcset = (el, name, kind) => {
+  /** @param {Element} el @param {string} name @param {ReferenceKind} kind @param {boolean} [passedOver] the robot does not fetch these candidates */
+  const srcset = (el, name, kind, passedOver = false) => {
     const range = attributeValueRange(view, el, name);
     if (!range) return;
     const decoded = decodeEntitiesMapped(view.text.slice(range.start, range.end));
@@ -147,6 +147,7 @@ export function referencesInTree(view, root) {
       const ref = { kind, url: attributeText(view, start, end), start: view.byteOffset(start), end: view.byteOffset(end), element: el.name, attribute: name };
       const width = /^(\d+)w$/.exec(u.descriptor);
       if (width) ref.fit = { width: Number(width[1]), wanted: sizesWidth(el.attribs.sizes ?? '100vw') };
+      if (passedOver) ref.media = true;
       push(markChoice(el, ref));
     }
   };
@@ -186,6 +187,8 @@ export function referencesInTree(view, root) {
       }
       if (name === 'input' && (attribs.type ?? '').trim().toLowerCase() === 'image' && 'src' in attribs) single(el, 'src', 'input-image');
       if (name === 'link' && 'href' in attribs) single(el, 'href', linkKind(attribs.rel ?? ''));
+      // A preload's imagesrcset names files too (renamed with them); the robot, at a device pixel ratio of 1, takes its href.
+      if (name === 'link' && 'imagesrcset' in attribs && linkKind(attribs.rel ?? '') === 'preload') srcset(el, 'imagesrcset', 'preload', true);
       if (name === 'base' && 'href' in attribs && baseHref === null) {
         const range = attributeValueRange(view, el, 'href');
         if (range) baseHref = attributeText(view, range.start, range.end);

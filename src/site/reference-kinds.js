@@ -16,7 +16,7 @@ export const REFERENCE_KINDS = {
   'input-image': { subresource: true, description: '<input type=image src>' },
   'stylesheet': { subresource: true, description: '<link rel=stylesheet href>' },
   'icon': { subresource: true, description: '<link rel=icon|apple-touch-icon|mask-icon href>' },
-  'preload': { subresource: true, description: '<link rel=preload|modulepreload href>' },
+  'preload': { subresource: true, description: '<link rel=preload|modulepreload href>, and a preload\'s imagesrcset candidates' },
   'script': { subresource: true, description: '<script src>' },
   'style-attribute-url': { subresource: true, description: 'url() in a style attribute' },
   'style-element-url': { subresource: true, description: 'url() in a <style> element' },
