@@ -139,19 +139,25 @@ describe('image-markup', () => {
         let imageRequested = () => {};
         const image = new Promise((resolve) => { imageRequested = () => resolve(undefined); });
         const contentLoaded = new Promise((resolve) => tab.once('domcontentloaded', () => resolve(undefined)));
+        /** @type {() => void} */
+        let styleSheetDone = () => {};
+        const styleSheetAnswered = new Promise((resolve) => { styleSheetDone = () => resolve(undefined); });
         await context.route('http://site.invalid/**', async (route) => {
           const name = new URL(route.request().url()).pathname.slice(1);
           if (name === 'index.html') return route.fulfill({ body: html, contentType: 'text/html' });
           if (name === 'hero.css') {
             await (release === 'image' ? image : contentLoaded);
             events.push('hero.css answered');
-            return route.fulfill({ body: await readFile(path.join(output, name)), contentType: 'text/css' });
+            await route.fulfill({ body: await readFile(path.join(output, name)), contentType: 'text/css' });
+            return styleSheetDone();
           }
           events.push(`${name} requested`);
           imageRequested();
           return route.fulfill({ body: await readFile(path.join(output, name)), contentType: 'image/png' });
         });
-        await tab.goto('http://site.invalid/index.html', { waitUntil: 'load' });
+        await tab.goto('http://site.invalid/index.html', { waitUntil: 'commit' });
+        // Both have happened, in whichever order the page made them happen (a background may be asked for after load).
+        await Promise.all([image, contentLoaded, styleSheetAnswered]);
         await context.close();
         return events;
       };
@@ -164,4 +170,18 @@ describe('image-markup', () => {
       await browser.close();
     }
   }, 180_000);
+
+  chromiumTest('preloads the web font that draws the first view, not the one drawn below it only', async () => {
+    const site = await tempDir();
+    await writeFile(path.join(site, 'top.woff'), await readFile('fixtures/modern/fonts/dejavu-serif-condensed-bold.woff'));
+    await writeFile(path.join(site, 'bottom.ttf'), await readFile('fixtures/modern/fonts/dejavu-serif-condensed-bold.ttf'));
+    const page = '<!doctype html><html><head><title>Fonts</title><style>@font-face{font-family:"Top";font-weight:700;src:url(top.woff) format("woff")}'
+      + '@font-face{font-family:Bottom;src:url(bottom.ttf) format("truetype")}h1{font-family:"Top",serif}footer{font-family:Bottom,serif}</style></head>'
+      + '<body style="margin:0"><h1>Deep Field</h1><div style="height:2000px"></div><footer>Below the first view</footer></body></html>';
+    await writeFile(path.join(site, 'index.html'), page);
+    const output = path.join(await tempDir(), 'out');
+    const summary = await build({ input: site, output, only: ['image-markup'], cache: false, configs: false });
+    expect(await readFile(path.join(output, 'index.html'), 'utf8')).toBe(page.replace('</head>', '<link rel="preload" as="font" href="top.woff" crossorigin></head>'));
+    expect(summary.passes.find((p) => p.name === 'image-markup')?.decisions).toEqual([{ file: 'index.html', action: 'changed', reason: '1 preload of the web fonts of the first view' }]);
+  }, 120_000);
 });

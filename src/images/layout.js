@@ -10,6 +10,7 @@
  */
 import { mimeType } from '../site/mime.js';
 import { PAGE_TIMEOUT_MS, PageFailed, firstLine, pageUsable, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
+import { firstViewFonts } from '../fonts/first-view.js';
 
 /** The origin the site is served from inside the browser; .invalid never resolves. */
 export const ORIGIN = 'http://pagediet.invalid';
@@ -59,18 +60,22 @@ export const VIEWPORT_HEIGHT = 800;
  * @property {string} url the image painted (absolute), '' for text
  * @property {string} background the element's computed `background-image` ('none' when it has none)
  *
+ * @typedef {object} FirstView what a page shows first, loaded at one viewport width
+ * @property {LargestPaint | null} paint its largest contentful paint, null when Chromium names none
+ * @property {string[]} fonts the web font files (absolute URLs) that draw text in the viewport (src/fonts/first-view.js)
+ *
  * @typedef {object} SiteLayouts
  * @property {(page: string, viewports?: number[] | null, options?: { backgrounds?: boolean, bytes?: Buffer, watch?: number[] }) => Promise<PageLayout[]>} measure
  *   a page at its breakpoints (or at the viewports given); its CSS background images only when asked (they cost a
  *   computed style of every element and its pseudo-elements); with BYTES, the page as those bytes, not the site's
  *   (a change measured before it is written); with WATCH (indexes among all the document's elements), those
  *   elements' computed `background-image` at each width
- * @property {(page: string, viewports: number[] | null, paintAt: number, options?: { watch?: number[] }) => Promise<{ paint: LargestPaint | null, layouts: PageLayout[] }>} measureWithPaint
- *   measure, with the page loaded at PAINTAT wide and its largest contentful paint read there first; the paint's
- *   element is watched after those asked for (its computed background is each layout's last `watched`)
- * @property {(page: string, viewport: number) => Promise<LargestPaint | null>} largestPaint
- *   the page's largest contentful paint, loaded at that viewport width (the paint is chosen at load: a later
- *   resize does not choose again), or null when Chromium names none
+ * @property {(page: string, viewports: number[] | null, viewAt: number, options?: { watch?: number[] }) => Promise<{ view: FirstView, layouts: PageLayout[] }>} measureWithFirstView
+ *   measure, with the page loaded at VIEWAT wide and its first view read there first; the paint's element is watched
+ *   after those asked for (its computed background is each layout's last `watched`)
+ * @property {(page: string, viewport: number) => Promise<FirstView>} firstView
+ *   the page's first view, loaded at that viewport width (the largest paint is chosen at load: a later resize does
+ *   not choose again)
  * @property {() => Promise<void>} close
  */
 
@@ -233,23 +238,24 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
    * @param {import('playwright-core').Page} tab
    * @param {number} width
    */
-  const readPaint = async (tab, width) => {
+  const readFirstView = async (tab, width) => {
     await settled(tab, width);
-    return /** @type {LargestPaint | null} */ (await withinPageTime(tab, tab.evaluate(readLargestPaint), 'reading its largest contentful paint'));
+    const paint = /** @type {LargestPaint | null} */ (await withinPageTime(tab, tab.evaluate(readLargestPaint), 'reading its largest contentful paint'));
+    return { paint, fonts: await withinPageTime(tab, tab.evaluate(firstViewFonts), 'reading the fonts of its first view') };
   };
   return {
     measure(page, viewports, { backgrounds = false, bytes, watch = [] } = {}) {
       return withPage(page, viewports?.[0] ?? MAX_VIEWPORT, bytes, (tab) => measureAt(tab, viewports, { backgrounds, watch }));
     },
-    measureWithPaint(page, viewports, paintAt, { watch = [] } = {}) {
-      return withPage(page, paintAt, undefined, async (tab) => {
-        const paint = await readPaint(tab, paintAt);
-        const layouts = await measureAt(tab, viewports, { backgrounds: false, watch: paint ? [...watch, paint.element] : watch });
-        return { paint, layouts };
+    measureWithFirstView(page, viewports, viewAt, { watch = [] } = {}) {
+      return withPage(page, viewAt, undefined, async (tab) => {
+        const view = await readFirstView(tab, viewAt);
+        const layouts = await measureAt(tab, viewports, { backgrounds: false, watch: view.paint ? [...watch, view.paint.element] : watch });
+        return { view, layouts };
       });
     },
-    largestPaint(page, viewport) {
-      return withPage(page, viewport, undefined, (tab) => readPaint(tab, viewport));
+    firstView(page, viewport) {
+      return withPage(page, viewport, undefined, (tab) => readFirstView(tab, viewport));
     },
     close: async () => {
       await Promise.all(contexts.map((context) => context.close().catch(() => {})));

@@ -8,11 +8,14 @@
  * reserved); for the page's largest contentful paint as Chromium names it
  * at 360 and 1280 px, `fetchpriority="high"` on its <img> (and no
  * `loading="lazy"`), or a preload in the head when it is a CSS background
- * (src/images/paint-preload.js). Each page is measured again after its
+ * (src/images/paint-preload.js); and a preload of each web font file that
+ * draws text in the first view (src/fonts/first-view.js). Each page is
+ * measured again after its
  * markup changed; a page where any box moved keeps its markup, with a
  * warning. docs/image-markup.md.
  */
-import { applyEdits, startTagEnd } from '../site/edits.js';
+import path from 'node:path';
+import { applyEdits, encodePath, startTagEnd } from '../site/edits.js';
 import { paintPreloads, preloadLink } from '../images/paint-preload.js';
 import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
@@ -52,7 +55,7 @@ const LARGE_IMAGE_PIXELS = 100_000;
 /** @type {import('../pass.js').Pass<typeof options>} */
 export default {
   name: 'image-markup',
-  description: '<img> width and height, decoding, lazy loading below the first view, and the largest contentful paint fetched first (fetchpriority, or a preload for a CSS background), from the layout Chromium measures',
+  description: '<img> width and height, decoding, lazy loading below the first view, and what the first view needs fetched first (fetchpriority on the largest contentful paint, a preload for a CSS background one and for the web fonts of the first view), from the layout Chromium measures',
   options,
   async run(site, ctx) {
     /** @type {Map<string, Reference[]>} each page's <img src> references, in document order */
@@ -74,8 +77,8 @@ export default {
       if (!size) sizing.set(target, (size = (async () => (site.files.has(target) ? shownSize(await site.read(target), ctx.options.maxPixels) : null))()));
       return size;
     };
-    const backgrounds = await pagesWithLargeBackgrounds(site, pages, async (target) => isLarge(await sizeOf(target)));
-    const measured = [...images].filter(([page, refs]) => refs.length || backgrounds.has(page));
+    const firstViewHints = await pagesWithFirstViewHints(site, pages, async (target) => isLarge(await sizeOf(target)));
+    const measured = [...images].filter(([page, refs]) => refs.length || firstViewHints.has(page));
     if (!measured.length) return;
     try {
       await ctx.browser.get();
@@ -96,8 +99,8 @@ export default {
           if (target && !sizes.has(target)) sizes.set(target, await sizeOf(target));
         }
         // Measured only when the markup may change: an <img> without width and height, a large image (the hints
-        // go on those alone), or a large CSS background. A page of small, sized images costs no layout.
-        if (!backgrounds.has(page) && !refs.some((ref) => {
+        // go on those alone), a large CSS background or a web font. A page of small, sized images costs no layout.
+        if (!firstViewHints.has(page) && !refs.some((ref) => {
           const size = ref.status === 'ok' ? sizes.get(/** @type {string} */ (ref.target)) : null;
           const tag = startTag(bytes, ref);
           return size && (isLarge(size) || (!hasAttribute(tag, 'width') && !hasAttribute(tag, 'height')));
@@ -106,11 +109,14 @@ export default {
         let before;
         /** The largest contentful paints at MIN_VIEWPORT and ROBOT_VIEWPORT. @type {(LargestPaint | null)[]} */
         let paints;
+        /** The web font files that draw text in the first view at either width. @type {string[]} */
+        let fonts;
         try {
-          const narrow = await session.largestPaint(page, MIN_VIEWPORT);
-          const wide = await session.measureWithPaint(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null, ROBOT_VIEWPORT, { watch: narrow ? [narrow.element] : [] });
+          const narrow = await session.firstView(page, MIN_VIEWPORT);
+          const wide = await session.measureWithFirstView(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null, ROBOT_VIEWPORT, { watch: narrow.paint ? [narrow.paint.element] : [] });
           before = wide.layouts;
-          paints = [narrow, wide.paint];
+          paints = [narrow.paint, wide.view.paint];
+          fonts = [...new Set([...narrow.fonts, ...wide.view.fonts])];
         } catch (error) {
           if (error instanceof PageFailed) return { bytes, chosen: null, firstMoved: null, failed: error.message };
           throw error;
@@ -120,7 +126,11 @@ export default {
         const authorPriority = refs.some((ref) => hasAttribute(startTag(bytes, ref), 'fetchpriority'));
         const indexed = before.map(imagesByKey);
         const paintRefs = new Set(authorPriority ? [] : paints.map((paint) => paintedImage(paint, before, refs, (path) => isLarge(sizes.get(path)))).filter((ref) => ref !== null));
-        const preloads = authorPriority || file.baseHref !== null || file.headEnd === null ? [] : await backgroundPreloads(page, paints, before, refs, async (target) => site.files.has(target) && isLarge(await sizeOf(target)), site.get(page).referenceTable?.toArray() ?? []);
+        const pageRefs = file.referenceTable?.toArray() ?? [];
+        const canPreload = file.baseHref === null && file.headEnd !== null;
+        const imagePreloads = authorPriority || !canPreload ? [] : await backgroundPreloads(page, paints, before, refs, async (target) => site.files.has(target) && isLarge(await sizeOf(target)), pageRefs);
+        const fontPreloads = canPreload ? preloadFonts(site, page, fonts, pageRefs) : [];
+        const preloads = [...imagePreloads, ...fontPreloads];
         /**
          * The page's new markup, and what it adds.
          * @param {boolean} withSizes whether to add width and height
@@ -128,7 +138,7 @@ export default {
         const markup = async (withSizes) => {
           /** @type {import('../site/edits.js').Edit[]} */
           const edits = [];
-          const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0, eager: 0, preload: preloads.length };
+          const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0, eager: 0, preload: imagePreloads.length, fontPreload: fontPreloads.length };
           /** The images given width and height. @type {{ width: number, height: number }[]} */
           const sized = [];
           /** @type {Map<string, number>} */
@@ -185,14 +195,14 @@ export default {
         };
         // With width and height first; where those move a box (a style that sizes one side only), without them.
         // Each change is measured before it is written: the tab serves the changed page in place of the site's.
-        /** @type {{ counts: { sized: number, lazy: number, priority: number, decoding: number, eager: number, preload: number }, bytes: Buffer } | null} */
+        /** @type {{ counts: { sized: number, lazy: number, priority: number, decoding: number, eager: number, preload: number, fontPreload: number }, bytes: Buffer } | null} */
         let chosen = null;
         /** The viewport width at which the first attempt moved a box. @type {number | null} */
         let firstMoved = null;
         for (const withSizes of [true, false]) {
           const attempt = await markup(withSizes);
           const { counts } = attempt;
-          if (!attempt.edits.length || (!withSizes && counts.decoding + counts.lazy + counts.priority + counts.preload === 0)) break;
+          if (!attempt.edits.length || (!withSizes && counts.decoding + counts.lazy + counts.priority + counts.preload + counts.fontPreload === 0)) break;
           const changed = applyEdits(bytes, attempt.edits);
           let after;
           try {
@@ -230,6 +240,7 @@ export default {
           counts.lazy && `${counts.lazy} loading=lazy`,
           counts.priority && `fetchpriority=high on the largest contentful paint${counts.priority > 1 ? `s (${counts.priority})` : ''}${counts.eager ? ', its loading=lazy taken off' : ''}`,
           counts.preload && `${counts.preload} preload${counts.preload > 1 ? 's' : ''} of the largest contentful paint's background`,
+          counts.fontPreload && `${counts.fontPreload} preload${counts.fontPreload > 1 ? 's' : ''} of the web fonts of the first view`,
         ].filter(Boolean);
         ctx.decide({ file: page, action: 'changed', reason: said.join(', ') });
       }, layoutTabs(ctx.threads));
@@ -320,15 +331,52 @@ async function backgroundPreloads(page, [narrow, wide], layouts, refs, large, pa
 }
 
 /**
- * The pages that may draw a large image of the site as a CSS background:
- * in a style attribute, a <style> element, a legacy background attribute, or
- * a style sheet they link (and the sheets it imports).
+ * Preload links for the web font files of the first view that are the
+ * site's, but those the page preloads already. A font is fetched in CORS
+ * mode, and its preload must be too (`crossorigin`) or it is fetched twice.
+ * No `type`: the fonts pass may turn the file into WOFF2 after, and moves
+ * the preload with it.
+ * @param {import('../site/site.js').Site} site
+ * @param {string} page
+ * @param {string[]} fonts absolute URLs on ORIGIN
+ * @param {Reference[]} pageRefs every reference of the page
+ * @returns {string[]}
+ */
+function preloadFonts(site, page, fonts, pageRefs) {
+  const preloaded = new Set(pageRefs.filter((r) => r.kind === 'preload' && r.status === 'ok').map((r) => r.target));
+  const dir = path.posix.dirname(page);
+  /** @type {string[]} */
+  const links = [];
+  for (const font of fonts) {
+    const url = new URL(font);
+    if (url.origin !== ORIGIN) continue;
+    let target;
+    try {
+      target = decodeURIComponent(url.pathname).slice(1);
+    } catch {
+      continue;
+    }
+    if (!site.files.has(target) || preloaded.has(target)) continue;
+    const href = encodePath(path.posix.relative(dir === '.' ? '' : dir, target)) + url.search;
+    links.push(`<link rel="preload" as="font" href="${href.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" crossorigin>`);
+  }
+  return links;
+}
+
+/** The web font files Chromium reads, by extension. */
+const FONT_FILE = /\.(?:woff2?|ttf|otf)$/i;
+
+/**
+ * The pages whose first view may need a hint: those that may draw a large
+ * image of the site as a CSS background (in a style attribute, a <style>
+ * element, a legacy background attribute, or a style sheet they link, and
+ * the sheets it imports), or that have web fonts of the site.
  * @param {import('../site/site.js').Site} site
  * @param {string[]} pages
  * @param {(path: string) => Promise<boolean>} large whether a site path is a large image
  * @returns {Promise<Set<string>>}
  */
-async function pagesWithLargeBackgrounds(site, pages, large) {
+async function pagesWithFirstViewHints(site, pages, large) {
   /** @type {Map<string, Promise<boolean>>} */
   const sheets = new Map();
   /** @param {string} sheet @param {Set<string>} seen */
@@ -341,7 +389,7 @@ async function pagesWithLargeBackgrounds(site, pages, large) {
         for (const ref of site.get(sheet).referenceTable?.toArray() ?? []) {
           if (ref.status !== 'ok') continue;
           const target = /** @type {string} */ (ref.target);
-          if (ref.kind === 'css-url' && !ref.overridden && await large(target)) return true;
+          if (ref.kind === 'css-url' && !ref.overridden && (FONT_FILE.test(target) || await large(target))) return true;
           if (ref.kind === 'css-import' && !seen.has(target) && await sheetDraws(target, seen)) return true;
         }
         return false;
@@ -355,7 +403,8 @@ async function pagesWithLargeBackgrounds(site, pages, large) {
     for (const ref of site.get(page).referenceTable?.toArray() ?? []) {
       if (ref.status !== 'ok') continue;
       const target = /** @type {string} */ (ref.target);
-      const drawn = ['style-attribute-url', 'style-element-url', 'background'].includes(ref.kind) ? !ref.overridden && await large(target)
+      const drawn = ref.kind === 'style-element-url' && FONT_FILE.test(target) ? true
+        : ['style-attribute-url', 'style-element-url', 'background'].includes(ref.kind) ? !ref.overridden && await large(target)
         : ref.kind === 'stylesheet' || ref.kind === 'css-import' ? await sheetDraws(target, new Set())
           : false;
       if (drawn) {
