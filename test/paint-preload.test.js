@@ -8,7 +8,7 @@
 import { describe, expect, test } from 'vitest';
 import { MAX_PRELOADS, offerOf, paintPreloads, preloadLink, topLevelList } from '../src/images/paint-preload.js';
 import { chosenReferences, mediaHolds } from '../src/site/image-choice.js';
-import { imagePreloadHeaders } from '../src/configs/page-preloads.js';
+import { preloadHeaders } from '../src/configs/page-preloads.js';
 import { headersConfig } from '../src/configs/headers.js';
 import { siteFacts } from '../src/configs/shared.js';
 import { DocumentView } from '../src/site/document-view.js';
@@ -114,14 +114,15 @@ describe('a page\'s preloads', () => {
     expect(jxl.map((r) => r.media ?? false)).toEqual([true, false]);
   });
 
-  test('as Link headers: the head\'s image preloads, their URLs as absolute paths, parameters quoted', () => {
-    expect(imagePreloadHeaders(Buffer.from(PRELOADS), 'blog/post.html')).toEqual([
+  test('as Link headers: the head\'s image and font preloads, their URLs as absolute paths, parameters quoted', () => {
+    expect(preloadHeaders(Buffer.from(PRELOADS), 'blog/post.html')).toEqual([
       '</img/a-1024w.avif?v=1&x=2>; rel=preload; as=image; imagesrcset="/img/a-1024w.avif?v=1&x=2 1x, /img/a.avif 2x"; type="image/avif"; media="(width < 1025px)"; fetchpriority="high"',
       '</img/a-1280w.avif>; rel=preload; as=image; type="image/avif"; media="(width >= 1025px)"; fetchpriority="high"',
+      '</f.woff2>; rel=preload; as=font; crossorigin',
     ]);
     // A <base href> moves the URLs: none is sent.
-    expect(imagePreloadHeaders(Buffer.from(PRELOADS.replace('<title>', '<base href="/x/"><title>')), 'blog/post.html')).toEqual([]);
-    expect(imagePreloadHeaders(Buffer.from('<!doctype html><title>none</title><p>preload'), 'index.html')).toEqual([]);
+    expect(preloadHeaders(Buffer.from(PRELOADS.replace('<title>', '<base href="/x/"><title>')), 'blog/post.html')).toEqual([]);
+    expect(preloadHeaders(Buffer.from('<!doctype html><title>none</title><p>preload'), 'index.html')).toEqual([]);
   });
 
   test('_headers sends them with the page, at its URL and its folder\'s', () => {

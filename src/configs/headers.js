@@ -2,7 +2,7 @@
  * `_headers` (Netlify, Cloudflare Pages): these hosts compress responses
  * themselves and cannot serve .br/.gz sidecars, so the file sets only the
  * cache headers: a year for fingerprinted files, revalidation for each page
- * (and its directory's URL when it is an index), with a page's image
+ * (and its directory's URL when it is an index), with a page's image and font
  * preloads as `Link` headers (page-preloads.js). A folder whose files are
  * all fingerprinted (a bundler's assets/) is one rule, `/assets/*`; other
  * fingerprinted files are listed one by one. No catch-all rule: both hosts
@@ -45,8 +45,8 @@ export function headersConfig(facts) {
     'Copy it to the root of the published directory as _headers. These hosts compress',
     'responses themselves and do not serve .br/.gz files: this file sets only Cache-Control,',
     'a year for fingerprinted names (a folder of them as /folder/*), no-cache for pages; other',
-    'files keep the host\'s default. A page that preloads an image sends the preload as a Link',
-    'header too (Cloudflare Pages turns it into 103 Early Hints). Delete the .br and .gz files',
+    'files keep the host\'s default. A page that preloads images or fonts sends the preloads as Link',
+    'headers too (Cloudflare Pages turns them into 103 Early Hints). Delete the .br and .gz files',
     'before publishing there, or build with --skip precompress.',
     ...(blocks.length > CLOUDFLARE_RULES ? [`${blocks.length} rules: Cloudflare Pages reads the first ${CLOUDFLARE_RULES} only.`] : []),
   ])}

@@ -14,7 +14,7 @@ import { apacheConfig } from './apache.js';
 import { caddyConfig } from './caddy.js';
 import { h2oConfig } from './h2o.js';
 import { headersConfig } from './headers.js';
-import { imagePreloadHeaders } from './page-preloads.js';
+import { preloadHeaders } from './page-preloads.js';
 import { nginxBrotliConfig, nginxConfig } from './nginx.js';
 import { CONFIGS_DIR, isPage, siteFacts } from './shared.js';
 
@@ -36,7 +36,7 @@ const OWN_CONFIG_START = '# pagediet ';
  * @property {string} root the site's absolute directory
  * @property {string[]} [pageCharsets] the charset of each page ('utf-8' for an ASCII one; pageCharset()); none: every
  *   page is taken for UTF-8
- * @property {Map<string, string[]>} [pagePreloads] the `Link` header values of each page's image preloads
+ * @property {Map<string, string[]>} [pagePreloads] the `Link` header values of each page's image and font preloads
  *   (page-preloads.js), for the pages that have any
  */
 
@@ -92,7 +92,7 @@ export async function readSiteFiles(dir) {
 }
 
 /**
- * What the configs read in the pages: each page's charset and image preloads.
+ * What the configs read in the pages: each page's charset and its image and font preloads.
  * @param {string[]} files
  * @param {(page: string) => Promise<Uint8Array | null>} read
  */
@@ -103,7 +103,7 @@ async function readPages(files, read) {
   const pagePreloads = new Map();
   await forEachOrdered(files.filter(isPage), async (f) => {
     const bytes = await read(f);
-    return bytes && { charset: pageCharset(bytes), preloads: imagePreloadHeaders(bytes, f) };
+    return bytes && { charset: pageCharset(bytes), preloads: preloadHeaders(bytes, f) };
   }, (found, f) => {
     if (!found) return;
     pageCharsets.push(found.charset);

@@ -1,12 +1,13 @@
 /**
- * A page's image preloads as `Link` response headers: the `<link
- * rel="preload" as="image">` elements of its head (image-markup writes them
- * for a largest contentful paint drawn as a CSS background), with their
- * `imagesrcset`, `imagesizes`, `type`, `media` and `fetchpriority`, and
- * their URLs made absolute paths. Sent with the page, the header lets the
- * browser ask for the image before the page's markup has arrived, and a
- * host that turns `Link` headers into 103 Early Hints (Cloudflare Pages)
- * before the page's response itself.
+ * A page's image and font preloads as `Link` response headers: the `<link
+ * rel="preload" as="image">` and `as="font"` elements of its head
+ * (image-markup writes them for a largest contentful paint drawn as a CSS
+ * background and for the web fonts of the first view), with their
+ * `imagesrcset`, `imagesizes`, `type`, `media`, `fetchpriority` and
+ * `crossorigin`, and their URLs made absolute paths. Sent with the page,
+ * the header lets the browser ask for them before the page's markup has
+ * arrived, and a host that turns `Link` headers into 103 Early Hints
+ * (Cloudflare Pages) before the page's response itself.
  */
 import path from 'node:path';
 import { DocumentView } from '../site/document-view.js';
@@ -15,14 +16,16 @@ import { isElement, nodes, parsePage } from '../site/html-tree.js';
 import { srcsetUrls } from '../site/srcset.js';
 
 /** The link attributes a header carries, as parameters of the same name. */
-const PARAMETERS = ['imagesrcset', 'imagesizes', 'type', 'media', 'fetchpriority'];
+const PARAMETERS = ['imagesrcset', 'imagesizes', 'type', 'media', 'fetchpriority', 'crossorigin'];
+/** The destinations whose preloads are sent as headers. */
+const DESTINATIONS = new Set(['image', 'font']);
 
 /**
  * @param {Uint8Array} bytes the page
  * @param {string} page its site path
- * @returns {string[]} one `Link` header value per image preload, in document order
+ * @returns {string[]} one `Link` header value per image or font preload, in document order
  */
-export function imagePreloadHeaders(bytes, page) {
+export function preloadHeaders(bytes, page) {
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   // Only a page that may hold one is parsed.
   if (!/rel\s*=\s*["']?preload/i.test(text.toString('latin1'))) return [];
@@ -36,10 +39,11 @@ export function imagePreloadHeaders(bytes, page) {
     if (node.name === 'base' && node.attribs.href !== undefined) return [];
     if (node.name === 'body') break;
     const a = node.attribs;
-    if (node.name !== 'link' || !(a.rel ?? '').toLowerCase().split(/\s+/).includes('preload') || (a.as ?? '').trim().toLowerCase() !== 'image' || !a.href) continue;
+    const as = (a.as ?? '').trim().toLowerCase();
+    if (node.name !== 'link' || !(a.rel ?? '').toLowerCase().split(/\s+/).includes('preload') || !DESTINATIONS.has(as) || !a.href) continue;
     const href = absolutePath(a.href, page);
     if (href === null) continue;
-    let value = `<${href}>; rel=preload; as=image`;
+    let value = `<${href}>; rel=preload; as=${as}`;
     for (const name of PARAMETERS) {
       let v = a[name];
       if (v === undefined) continue;
@@ -51,7 +55,8 @@ export function imagePreloadHeaders(bytes, page) {
         }
         v = candidates.map((c) => (c.descriptor ? `${c.absolute} ${c.descriptor}` : `${c.absolute}`)).join(', ');
       }
-      value += `; ${name}="${v.replace(/["\\]/g, '\\$&')}"`;
+      // An empty crossorigin is anonymous, which the parameter's bare name says.
+      value += name === 'crossorigin' && (v === '' || v.toLowerCase() === 'anonymous') ? '; crossorigin' : `; ${name}="${v.replace(/["\\]/g, '\\$&')}"`;
     }
     if (value) headers.push(value);
   }

@@ -142,13 +142,13 @@ export function isSidecar(sitePath) {
  * @property {'utf-8' | null} charset the charset text types are sent with: utf-8 when every page is UTF-8 (or
  *   ASCII, the same bytes), else none
  * @property {string[]} otherCharsets the charsets of the pages that are not UTF-8 or ASCII, sorted
- * @property {Map<string, string[]>} preloads the `Link` header values of each page's image preloads (page-preloads.js)
+ * @property {Map<string, string[]>} preloads the `Link` header values of each page's image and font preloads (page-preloads.js)
  */
 
 /**
  * @param {string[]} files
  * @param {string[]} [pageCharsets] the charset of each page, 'utf-8' for an ASCII one (pageCharset()); none: UTF-8
- * @param {Map<string, string[]>} [preloads] the `Link` header values of pages' image preloads
+ * @param {Map<string, string[]>} [preloads] the `Link` header values of pages' image and font preloads
  * @returns {SiteFacts}
  */
 export function siteFacts(files, pageCharsets = [], preloads = new Map()) {
