@@ -100,11 +100,16 @@ export default {
         }
         // Measured only when the markup may change: an <img> without width and height, a large image (the hints
         // go on those alone), a large CSS background or a web font. A page of small, sized images costs no layout.
-        if (!firstViewHints.has(page) && !refs.some((ref) => {
+        const imageWork = refs.some((ref) => {
           const size = ref.status === 'ok' ? sizes.get(/** @type {string} */ (ref.target)) : null;
           const tag = startTag(bytes, ref);
           return size && (isLarge(size) || (!hasAttribute(tag, 'width') && !hasAttribute(tag, 'height')));
-        })) return null;
+        });
+        if (!firstViewHints.has(page) && !imageWork) return null;
+        const file = site.get(page);
+        const charset = /** @type {string} */ (file.charset);
+        const pageRefs = file.referenceTable?.toArray() ?? [];
+        const canPreload = file.baseHref === null && file.headEnd !== null;
         /** @type {PageLayout[]} */
         let before;
         /** The largest contentful paints at MIN_VIEWPORT and ROBOT_VIEWPORT. @type {(LargestPaint | null)[]} */
@@ -113,6 +118,17 @@ export default {
         let fonts;
         try {
           const narrow = await session.firstView(page, MIN_VIEWPORT);
+          if (!imageWork && !isBackgroundPaint(narrow.paint)) {
+            const view = await session.firstView(page, ROBOT_VIEWPORT);
+            if (!isBackgroundPaint(view.paint)) {
+              // Only the head may change, which is not drawn: no layout to measure or prove.
+              const fontPreloads = canPreload ? preloadFonts(site, page, [...new Set([...narrow.fonts, ...view.fonts])], pageRefs) : [];
+              if (!fontPreloads.length) return null;
+              const at = /** @type {number} */ (file.headEnd);
+              const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0, eager: 0, preload: 0, fontPreload: fontPreloads.length };
+              return { bytes, chosen: { counts, bytes: applyEdits(bytes, [{ start: at, end: at, bytes: encodeText(fontPreloads.join(''), charset) }]) }, firstMoved: null, failed: null };
+            }
+          }
           const wide = await session.measureWithFirstView(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null, ROBOT_VIEWPORT, { watch: narrow.paint ? [narrow.paint.element] : [] });
           before = wide.layouts;
           paints = [narrow.paint, wide.view.paint];
@@ -121,13 +137,9 @@ export default {
           if (error instanceof PageFailed) return { bytes, chosen: null, firstMoved: null, failed: error.message };
           throw error;
         }
-        const file = site.get(page);
-        const charset = /** @type {string} */ (file.charset);
         const authorPriority = refs.some((ref) => hasAttribute(startTag(bytes, ref), 'fetchpriority'));
         const indexed = before.map(imagesByKey);
         const paintRefs = new Set(authorPriority ? [] : paints.map((paint) => paintedImage(paint, before, refs, (path) => isLarge(sizes.get(path)))).filter((ref) => ref !== null));
-        const pageRefs = file.referenceTable?.toArray() ?? [];
-        const canPreload = file.baseHref === null && file.headEnd !== null;
         const imagePreloads = authorPriority || !canPreload ? [] : await backgroundPreloads(page, paints, before, refs, async (target) => site.files.has(target) && isLarge(await sizeOf(target)), pageRefs);
         const fontPreloads = canPreload ? preloadFonts(site, page, fonts, pageRefs) : [];
         const preloads = [...imagePreloads, ...fontPreloads];
@@ -317,7 +329,7 @@ async function backgroundPreloads(page, [narrow, wide], layouts, refs, large, pa
   /** @type {string[]} */
   const links = [];
   for (const { paint, column, widths } of elements) {
-    if (paint.image >= 0 || !paint.url || paint.background === 'none' || refs.length > MANY_IMAGES) continue;
+    if (!isBackgroundPaint(paint) || refs.length > MANY_IMAGES) continue;
     const measured = layouts.map((l) => ({ viewport: l.viewport, background: l.watched[column] ?? 'none' }));
     for (const preload of paintPreloads(measured, paint.url, widths, { andWider: widths.includes(ROBOT_VIEWPORT) })) {
       const link = preloadLink(preload, page, ORIGIN);
@@ -328,6 +340,14 @@ async function backgroundPreloads(page, [narrow, wide], layouts, refs, large, pa
     }
   }
   return links;
+}
+
+/**
+ * Whether a largest contentful paint is a CSS background image.
+ * @param {LargestPaint | null} paint
+ */
+function isBackgroundPaint(paint) {
+  return Boolean(paint && paint.image < 0 && paint.url && paint.background !== 'none');
 }
 
 /**
