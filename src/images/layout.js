@@ -379,6 +379,33 @@ function observeLargestPaint() {
 async function readLargestPaint() {
   const QUIET_FRAMES = 5;
   const MAX_FRAMES = 60;
+  // settle waits for <img>s, not for CSS backgrounds: the image each background layer in the viewport draws (the
+  // first of an image-set()'s) is loaded and decoded first, so that its paint is among those reported.
+  /** @type {Set<string>} */
+  const drawn = new Set();
+  for (const el of document.querySelectorAll('*')) {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0 || r.bottom <= 0 || r.top >= innerHeight || r.right <= 0 || r.left >= innerWidth) continue;
+    const layers = getComputedStyle(el).backgroundImage;
+    if (layers === 'none') continue;
+    let depth = 0;
+    let from = 0;
+    for (let i = 0; i <= layers.length; i++) {
+      const c = layers[i];
+      if (c === '(') depth++;
+      else if (c === ')') depth--;
+      else if (i === layers.length || (c === ',' && depth === 0)) {
+        const first = /url\("((?:[^"\\]|\\.)*)"\)/.exec(layers.slice(from, i));
+        if (first) drawn.add(first[1].replace(/\\(.)/g, '$1'));
+        from = i + 1;
+      }
+    }
+  }
+  await Promise.all([...drawn].map((url) => {
+    const image = new Image();
+    image.src = url;
+    return image.decode().catch(() => {});
+  }));
   const seen = () => /** @type {{ entry: { element: Element | null, url: string }, reported: number } | undefined} */ (/** @type {any} */ (globalThis).__pagedietLargestPaint);
   let last = -1;
   for (let frame = 0, quiet = 0; frame < MAX_FRAMES && quiet < QUIET_FRAMES; frame++) {
