@@ -137,24 +137,16 @@ export function paintPreloads(measured, paintedUrl, painted, { andWider = false 
  * @returns {{ html: string, targets: string[] } | null} the markup and the site paths it asks for
  */
 export function preloadLink({ offer, from, below }, page, origin) {
-  const dir = path.posix.dirname(page);
   /** @type {string[]} */
   const targets = [];
   /** @type {string[]} */
   const urls = [];
   for (const [absolute] of offer.candidates) {
-    const url = new URL(absolute);
-    if (url.origin !== origin) return null;
-    let target;
-    try {
-      target = decodeURIComponent(url.pathname).slice(1);
-    } catch {
-      return null;
-    }
-    targets.push(target);
-    urls.push(encodePath(path.posix.relative(dir === '.' ? '' : dir, target)) + url.search);
+    const found = fromPage(absolute, page, origin);
+    if (!found) return null;
+    targets.push(found.target);
+    urls.push(found.url);
   }
-  const attribute = (/** @type {string} */ name, /** @type {string} */ value) => ` ${name}="${value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`;
   let html = `<link rel="preload" as="image"${attribute('href', urls[0])}`;
   if (urls.length > 1) html += attribute('imagesrcset', urls.map((u, i) => `${u} ${offer.candidates[i][1]}x`).join(', '));
   if (offer.type) html += attribute('type', offer.type);
@@ -162,4 +154,34 @@ export function preloadLink({ offer, from, below }, page, origin) {
   if (media) html += attribute('media', media);
   html += ' fetchpriority="high">';
   return { html, targets };
+}
+
+/**
+ * An attribute of a start tag, its value escaped.
+ * @param {string} name
+ * @param {string} value
+ */
+export function attribute(name, value) {
+  return ` ${name}="${value.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}"`;
+}
+
+/**
+ * A URL of the site as measured (absolute, on ORIGIN) as the site path it
+ * names and a URL relative to the page's folder, or null for another origin.
+ * @param {string} absolute
+ * @param {string} page the page's site path
+ * @param {string} origin the origin the site was served from when measured
+ * @returns {{ target: string, url: string } | null}
+ */
+export function fromPage(absolute, page, origin) {
+  const url = new URL(absolute);
+  if (url.origin !== origin) return null;
+  let target;
+  try {
+    target = decodeURIComponent(url.pathname).slice(1);
+  } catch {
+    return null;
+  }
+  const dir = path.posix.dirname(page);
+  return { target, url: encodePath(path.posix.relative(dir === '.' ? '' : dir, target)) + url.search };
 }

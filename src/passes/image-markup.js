@@ -14,9 +14,8 @@
  * markup changed; a page where any box moved keeps its markup, with a
  * warning. docs/image-markup.md.
  */
-import path from 'node:path';
-import { applyEdits, encodePath, startTagEnd } from '../site/edits.js';
-import { paintPreloads, preloadLink } from '../images/paint-preload.js';
+import { applyEdits, startTagEnd } from '../site/edits.js';
+import { attribute, fromPage, paintPreloads, preloadLink } from '../images/paint-preload.js';
 import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
@@ -108,8 +107,10 @@ export default {
         if (!firstViewHints.has(page) && !imageWork) return null;
         const file = site.get(page);
         const charset = /** @type {string} */ (file.charset);
-        const pageRefs = file.referenceTable?.toArray() ?? [];
+        const preloaded = new Set((file.referenceTable?.toArray() ?? []).filter((r) => r.kind === 'preload' && r.status === 'ok').map((r) => r.target));
         const canPreload = file.baseHref === null && file.headEnd !== null;
+        /** Links inserted at the end of the head. @param {string[]} links @returns {import('../site/edits.js').Edit} */
+        const inHead = (links) => ({ start: /** @type {number} */ (file.headEnd), end: /** @type {number} */ (file.headEnd), bytes: encodeText(links.join(''), charset) });
         /** @type {PageLayout[]} */
         let before;
         /** The largest contentful paints at MIN_VIEWPORT and ROBOT_VIEWPORT. @type {(LargestPaint | null)[]} */
@@ -122,11 +123,10 @@ export default {
             const view = await session.firstView(page, ROBOT_VIEWPORT);
             if (!isBackgroundPaint(view.paint)) {
               // Only the head may change, which is not drawn: no layout to measure or prove.
-              const fontPreloads = canPreload ? preloadFonts(site, page, [...new Set([...narrow.fonts, ...view.fonts])], pageRefs) : [];
+              const fontPreloads = canPreload ? preloadFonts(site, page, [...new Set([...narrow.fonts, ...view.fonts])], preloaded) : [];
               if (!fontPreloads.length) return null;
-              const at = /** @type {number} */ (file.headEnd);
               const counts = { sized: 0, lazy: 0, priority: 0, decoding: 0, eager: 0, preload: 0, fontPreload: fontPreloads.length };
-              return { bytes, chosen: { counts, bytes: applyEdits(bytes, [{ start: at, end: at, bytes: encodeText(fontPreloads.join(''), charset) }]) }, firstMoved: null, failed: null };
+              return { bytes, chosen: { counts, bytes: applyEdits(bytes, [inHead(fontPreloads)]) }, firstMoved: null, failed: null };
             }
           }
           const wide = await session.measureWithFirstView(page, refs.length > MANY_IMAGES ? FEW_VIEWPORTS : null, ROBOT_VIEWPORT, { watch: narrow.paint ? [narrow.paint.element] : [] });
@@ -140,8 +140,8 @@ export default {
         const authorPriority = refs.some((ref) => hasAttribute(startTag(bytes, ref), 'fetchpriority'));
         const indexed = before.map(imagesByKey);
         const paintRefs = new Set(authorPriority ? [] : paints.map((paint) => paintedImage(paint, before, refs, (path) => isLarge(sizes.get(path)))).filter((ref) => ref !== null));
-        const imagePreloads = authorPriority || !canPreload ? [] : await backgroundPreloads(page, paints, before, refs, async (target) => site.files.has(target) && isLarge(await sizeOf(target)), pageRefs);
-        const fontPreloads = canPreload ? preloadFonts(site, page, fonts, pageRefs) : [];
+        const imagePreloads = authorPriority || !canPreload ? [] : await backgroundPreloads(page, paints, before, refs, async (target) => site.files.has(target) && isLarge(await sizeOf(target)), preloaded);
+        const fontPreloads = canPreload ? preloadFonts(site, page, fonts, preloaded) : [];
         const preloads = [...imagePreloads, ...fontPreloads];
         /**
          * The page's new markup, and what it adds.
@@ -199,10 +199,7 @@ export default {
             const closing = startTagEnd(bytes, tagEnd);
             edits.push({ start: closing, end: closing, bytes: encodeText(` ${added.join(' ')}`, charset) });
           }
-          if (preloads.length) {
-            const at = /** @type {number} */ (file.headEnd);
-            edits.push({ start: at, end: at, bytes: encodeText(preloads.join(''), charset) });
-          }
+          if (preloads.length) edits.push(inHead(preloads));
           return { edits: edits.sort((a, b) => a.start - b.start), counts, sized };
         };
         // With width and height first; where those move a box (a style that sizes one side only), without them.
@@ -313,11 +310,10 @@ function paintedImage(paint, layouts, refs, large) {
  * @param {PageLayout[]} layouts measured with the narrow paint's element watched, then the wide one's
  * @param {Reference[]} refs the page's <img src> references
  * @param {(path: string) => Promise<boolean>} large whether a site path is a large image of the site
- * @param {Reference[]} pageRefs every reference of the page
+ * @param {Set<string | undefined>} preloaded the site paths the page preloads already
  * @returns {Promise<string[]>}
  */
-async function backgroundPreloads(page, [narrow, wide], layouts, refs, large, pageRefs) {
-  const preloaded = new Set(pageRefs.filter((r) => r.kind === 'preload' && r.status === 'ok').map((r) => r.target));
+async function backgroundPreloads(page, [narrow, wide], layouts, refs, large, preloaded) {
   /** @type {{ paint: LargestPaint, column: number, widths: number[] }[]} */
   const elements = [];
   if (narrow) elements.push({ paint: narrow, column: 0, widths: [MIN_VIEWPORT] });
@@ -359,26 +355,16 @@ function isBackgroundPaint(paint) {
  * @param {import('../site/site.js').Site} site
  * @param {string} page
  * @param {string[]} fonts absolute URLs on ORIGIN
- * @param {Reference[]} pageRefs every reference of the page
+ * @param {Set<string | undefined>} preloaded the site paths the page preloads already
  * @returns {string[]}
  */
-function preloadFonts(site, page, fonts, pageRefs) {
-  const preloaded = new Set(pageRefs.filter((r) => r.kind === 'preload' && r.status === 'ok').map((r) => r.target));
-  const dir = path.posix.dirname(page);
+function preloadFonts(site, page, fonts, preloaded) {
   /** @type {string[]} */
   const links = [];
   for (const font of fonts) {
-    const url = new URL(font);
-    if (url.origin !== ORIGIN) continue;
-    let target;
-    try {
-      target = decodeURIComponent(url.pathname).slice(1);
-    } catch {
-      continue;
-    }
-    if (!site.files.has(target) || preloaded.has(target)) continue;
-    const href = encodePath(path.posix.relative(dir === '.' ? '' : dir, target)) + url.search;
-    links.push(`<link rel="preload" as="font" href="${href.replace(/&/g, '&amp;').replace(/"/g, '&quot;')}" crossorigin>`);
+    const found = fromPage(font, page, ORIGIN);
+    if (!found || !site.files.has(found.target) || preloaded.has(found.target)) continue;
+    links.push(`<link rel="preload" as="font"${attribute('href', found.url)} crossorigin>`);
   }
   return links;
 }
