@@ -272,7 +272,7 @@ describe('a report: the input as a stock server sends it, the output with the co
 describe('the model of what crossed the network', () => {
   it('gives a load of no requests 0 s and 0 bytes, and reattaches what a cached object revealed to its nearest fetched ancestor', () => {
     const none = model({ requests: [], controlUp: 0, controlDown: 0 }, 'h2', NETWORKS['modem-28.8k']);
-    expect(none).toEqual({ requests: 0, connections: 0, packets: 0, packetsUp: 0, packetsDown: 0, payloadBytes: 0, wireBytes: 0, overheadPercent: 0, seconds: 0, retransmissions: 0, timeline: [] });
+    expect(none).toEqual({ requests: 0, connections: 0, packets: 0, packetsUp: 0, packetsDown: 0, payloadBytes: 0, wireBytes: 0, overheadPercent: 0, seconds: 0, retransmissions: 0, firstRenderSeconds: 0, largestPaintSeconds: null, timeline: [] });
     /** @param {number} order @param {number | null} parent @param {boolean} fromCache */
     const record = (order, parent, fromCache) => ({ order, path: `/${order}`, kind: 'img', parent, fromCache, connection: fromCache ? -1 : 0, batch: 0, requestBytes: fromCache ? 0 : 100, responseHeaderBytes: fromCache ? 0 : 200, bodyBytes: 0, framingBytes: 0, status: fromCache ? 200 : 304, encoding: null, contentType: '', decodedBytes: 0, startMs: 0, endMs: 0 });
     // page (fetched) -> css (cached) -> image (fetched); page -> script (cached) -> module (cached) -> image (fetched)

@@ -36,6 +36,9 @@ import { VERSION } from '../summary.js';
  * @property {string} path path and query
  * @property {string} kind 'page' or the reference kind that revealed it
  * @property {number | null} parent order of the request whose response revealed it
+ * @property {boolean} blocking the page's first render waits for it: the page, a render-blocking style sheet or
+ *   script of it, an `@import` of one (first-render.js)
+ * @property {boolean} paint the image the page names as its largest paint (`fetchpriority="high"`)
  * @property {boolean} fromCache taken from the robot's cache, fresh, without a request (a repeat visit): no connection,
  *   no bytes; status, type and decoded bytes are the stored response's
  * @property {number} connection which connection carried it, from 0 (-1 when from the cache)
@@ -156,20 +159,20 @@ class PageLoad {
     this.commonHttp1Lines = [`Host: ${this.origin.host}`, ...this.commonHeaders.map(([k, v]) => `${k}: ${v}`)].join('\r\n');
     /** The same as fields, for Vary. @type {import('./freshness.js').Fields} */
     this.requestFields = Object.fromEntries([['host', this.origin.host], ...this.commonHeaders.map(([k, v]) => [k.toLowerCase(), v])]);
-    this.enqueue(new URL(options.page, this.origin), 'page', null);
+    this.enqueue(new URL(options.page, this.origin), 'page', null, true, false);
   }
 
   /**
    * A new object the page needs: queued for the network, or, in a repeat visit, taken from the cache when it is
    * fresh there (and what it reveals with it).
-   * @param {URL} url @param {string} kind @param {number | null} parent
+   * @param {URL} url @param {string} kind @param {number | null} parent @param {boolean} blocking @param {boolean} paint
    */
-  enqueue(url, kind, parent) {
+  enqueue(url, kind, parent, blocking, paint) {
     const path = url.pathname + url.search;
     if (this.seen.has(path)) return;
     this.seen.add(path);
     /** @type {RequestRecord} */
-    const record = { order: this.records.length, path, kind, parent, fromCache: false, connection: -1, batch: -1, requestBytes: 0, responseHeaderBytes: 0, bodyBytes: 0, framingBytes: 0, status: 0, encoding: null, contentType: '', decodedBytes: 0, startMs: 0, endMs: 0 };
+    const record = { order: this.records.length, path, kind, parent, blocking, paint, fromCache: false, connection: -1, batch: -1, requestBytes: 0, responseHeaderBytes: 0, bodyBytes: 0, framingBytes: 0, status: 0, encoding: null, contentType: '', decodedBytes: 0, startMs: 0, endMs: 0 };
     this.records.push(record);
     const cached = this.visit === 'first' ? undefined : this.cache.get(path);
     if (cached && this.visit === 'repeat') {
@@ -195,7 +198,11 @@ class PageLoad {
 
   /** @param {RequestRecord} record @param {Buffer} body @param {string} contentType */
   reveal(record, body, contentType) {
-    for (const found of discoverSubresources(body, contentType, this.origin.origin + record.path)) this.enqueue(found.url, found.kind, record.order);
+    for (const found of discoverSubresources(body, contentType, this.origin.origin + record.path)) {
+      // A style sheet's @import blocks the first render when the style sheet does.
+      const blocking = found.blocking || (found.kind === 'css-import' && record.blocking && record.kind !== 'page');
+      this.enqueue(found.url, found.kind, record.order, blocking, found.paint);
+    }
   }
 
   /** A request leaves now. @param {RequestRecord} record */

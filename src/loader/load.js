@@ -51,6 +51,10 @@ export { COMPRESSIBLE_TYPES, ON_THE_FLY, isCompressibleType } from './on-the-fly
  * @property {number} wireBytes
  * @property {number} payloadBytes
  * @property {number} seconds
+ * @property {number} firstRender seconds until the page and every render-blocking response it needs from the network
+ *   have arrived (model.js: firstRenderSeconds)
+ * @property {number | null} largestPaint seconds until the image the page names as its largest paint has arrived too;
+ *   null when it names none (model.js: largestPaintSeconds)
  * @property {number} overheadPercent
  * @property {number} retransmissions
  * @property {{ status: Record<string, number>, bodyBytes: number, headerBytes: number, connections: number }} measured what the real exchange on loopback was
@@ -126,7 +130,8 @@ export async function loadSite(options) {
             runs.push({
               page, protocol, network: profile.name, visit,
               requests: m.requests, fromCache, connections: m.connections, packets: m.packets, wireBytes: m.wireBytes, payloadBytes: m.payloadBytes,
-              seconds: round(m.seconds, 3), overheadPercent: round(m.overheadPercent, 1), retransmissions: m.retransmissions,
+              seconds: round(m.seconds, 3), firstRender: round(m.firstRenderSeconds, 3),
+              largestPaint: m.largestPaintSeconds === null ? null : round(m.largestPaintSeconds, 3), overheadPercent: round(m.overheadPercent, 1), retransmissions: m.retransmissions,
               measured: onLoopback, timeline: m.timeline,
             });
           }
