@@ -79,7 +79,7 @@ function synthetic(count) {
           const b = run(f.after.requests, f.after.bytes, visit === 'repeat' ? f.after.requests - 1 : 0);
           runs.before.push(a);
           runs.after.push(b);
-          savings.push({ page: f.page, protocol, network, visit, requests: change(a.requests, b.requests), fromCache: change(a.fromCache, b.fromCache), packets: change(a.packets, b.packets), wireBytes: change(a.wireBytes, b.wireBytes), seconds: change(a.seconds, b.seconds) });
+          savings.push({ page: f.page, protocol, network, visit, requests: change(a.requests, b.requests), fromCache: change(a.fromCache, b.fromCache), packets: change(a.packets, b.packets), wireBytes: change(a.wireBytes, b.wireBytes), seconds: change(a.seconds, b.seconds), firstRender: change(a.firstRender, b.firstRender) });
         }
       }
     }

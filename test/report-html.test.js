@@ -39,11 +39,11 @@ function fakeReport({ site = '/sites/a', page = '/index.html', requests = 3, typ
   const timeline = Array.from({ length: requests }, (_, i) => ({ order: i, connection: 0, domain: 0, sentMs: i * 10, doneMs: i * 10 + 25 }));
   const run = {
     page, protocol: /** @type {const} */ ('h2'), network: 'wan-1997', visit: /** @type {const} */ ('first'),
-    requests, fromCache: 0, connections: 1, packets: 10, wireBytes: 5000, payloadBytes: 4600, seconds: 0.5, overheadPercent: 8, retransmissions: 0,
+    requests, fromCache: 0, connections: 1, packets: 10, wireBytes: 5000, payloadBytes: 4600, seconds: 0.5, firstRender: 0.25, largestPaint: null, overheadPercent: 8, retransmissions: 0,
     measured: { status: { 200: requests }, bodyBytes: 4000, headerBytes: 600, connections: 1 }, timeline,
   };
   const change = (/** @type {number} */ n) => ({ before: n, after: n, saved: 0, percent: 0 });
-  const savings = [{ page, protocol: run.protocol, network: run.network, visit: run.visit, requests: change(requests), fromCache: change(0), packets: change(10), wireBytes: change(5000), seconds: change(0.5) }];
+  const savings = [{ page, protocol: run.protocol, network: run.network, visit: run.visit, requests: change(requests), fromCache: change(0), packets: change(10), wireBytes: change(5000), seconds: change(0.5), firstRender: change(0.25) }];
   return {
     baseline: /** @type {const} */ ('gzip'),
     betweenVisits: 86_400,
@@ -68,7 +68,7 @@ function threeVisits(between, cached) {
     const after = { ...before, requests: 10 - fromCache, fromCache, wireBytes: wire, timeline: first.timeline.slice(fromCache) };
     report.before.runs.push(before);
     report.after.runs.push(after);
-    report.savings.push({ page: first.page, protocol: 'h2', network: 'wan-1997', visit, requests: c(10, 10 - fromCache), fromCache: c(0, fromCache), packets: c(10, 10), wireBytes: c(3000, wire), seconds: c(0.3, 0.1) });
+    report.savings.push({ page: first.page, protocol: 'h2', network: 'wan-1997', visit, requests: c(10, 10 - fromCache), fromCache: c(0, fromCache), packets: c(10, 10), wireBytes: c(3000, wire), seconds: c(0.3, 0.1), firstRender: c(0.2, 0.05) });
   }
   report.betweenVisits = between;
   report.headline = headline(report.savings, 1, 1, 'gzip', between);
@@ -352,6 +352,15 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
         const cells = await card.locator(`table.times tr[data-network="${network}"] td`).allTextContents();
         expect(cells.slice(0, 2)).toEqual([c.before.toFixed(2), c.after.toFixed(2)]);
         expect(c).toEqual(saving('h2', network, visit).seconds);
+        // The first visit's first render, in the line under the cards.
+        if (visit === 'first') {
+          const render = page.locator(`.visit-notes [data-metric="firstRender"] [data-network="${network}"]`);
+          const r = totals.firstRender[network];
+          expect(await render.locator('data').evaluateAll((els) => els.map((el) => Number(el.getAttribute('value'))))).toEqual([r.before, r.after]);
+          expect(await render.textContent()).toMatch(new RegExp(`^${network} [0-9.,]+ → [0-9.,]+ s$`));
+          expect(r).toEqual(saving('h2', network, visit).firstRender);
+          expect(r.after).toBeLessThan(c.after);
+        }
       }
     }
     const revalidation = report.headline.visits.revalidate;

@@ -87,7 +87,7 @@ describe('the default summary', () => {
     const savings = [];
     for (const network of REPORT_NETWORKS) {
       for (const [visit, before, after, cached, bytes] of /** @type {const} */ ([['first', 1200, 960, 0, [1_704_960, 1_103_600]], ['revalidate', 1200, 960, 0, [401_234, 320_987]], ['repeat', 1200, 120, 840, [401_234, 40_123]]])) {
-        savings.push({ page: '/index.html', protocol: 'h2', network, visit, requests: change(before, after), fromCache: change(0, cached), packets: change(10, 10), wireBytes: change(bytes[0], bytes[1]), seconds: change(12.5, 3.25) });
+        savings.push({ page: '/index.html', protocol: 'h2', network, visit, requests: change(before, after), fromCache: change(0, cached), packets: change(10, 10), wireBytes: change(bytes[0], bytes[1]), seconds: change(12.5, 3.25), firstRender: change(1.5, 0.75) });
       }
     }
     const report = /** @type {import('../src/report/compare.js').ReportData} */ ({ headline: headline(savings, 10, PAGES, 'gzip', 7200) });
@@ -95,13 +95,14 @@ describe('the default summary', () => {
     expect(lines.length).toBeLessThanOrEqual(SUMMARY_LINES);
     for (const line of lines) expect(line.length).toBeLessThanOrEqual(80);
     const at = lines.indexOf(`What visitors load (10 of ${PAGES} pages over HTTP/2):`);
-    expect(lines.slice(at + 1, at + 12)).toEqual([
+    expect(lines.slice(at + 1, at + 13)).toEqual([
       '  first visit   1,704,960 B -> 1,103,600 B (-35%), 1200 -> 960 requests',
       '  repeat visit  401,234 B -> 40,123 B (-90%), 1200 -> 120 requests,',
       '                0 -> 840 from the cache',
       '  revalidation  401,234 B -> 320,987 B (-20%), 1200 -> 960 requests',
       '  seconds          modem-28.8k      wan-1997       slow-4g         cable',
       '    first         12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25',
+      '    first render  1.50 -> 0.75  1.50 -> 0.75  1.50 -> 0.75  1.50 -> 0.75',
       '    repeat        12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25',
       '    revalidation  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25  12.5 -> 3.25',
       "  repeat visit 2 hours later; Cache-Control: none before, the configs' after",

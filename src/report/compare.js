@@ -36,6 +36,7 @@ import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
  * @property {Change} packets
  * @property {Change} wireBytes
  * @property {Change} seconds
+ * @property {Change} firstRender seconds until the page and its render-blocking responses have arrived (Run.firstRender)
  *
  * @typedef {Record<string, { files: number, bytes: number, served: number }>} TypeTotals
  *   by MIME type: files, bytes on disk, and bytes served at the best encoding offered
@@ -45,6 +46,7 @@ import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
  * @property {Change} requests
  * @property {Change} fromCache objects taken from the browser's cache without a request (a repeat visit's)
  * @property {Record<string, Change>} seconds by network
+ * @property {Record<string, Change>} firstRender seconds until the first render, summed over the pages, by network
  *
  * @typedef {object} Headline what visitors load, before and after: the report's first lines
  * @property {import('../loader/client.js').Strategy} protocol the strategy the figures are of
@@ -136,7 +138,7 @@ export async function compareSites(options) {
     savings.push({
       page: r.page, protocol: r.protocol, network: r.network, visit: r.visit,
       requests: change(r.requests, s.requests), fromCache: change(r.fromCache, s.fromCache), packets: change(r.packets, s.packets),
-      wireBytes: change(r.wireBytes, s.wireBytes), seconds: change(r.seconds, s.seconds),
+      wireBytes: change(r.wireBytes, s.wireBytes), seconds: change(r.seconds, s.seconds), firstRender: change(r.firstRender, s.firstRender),
     });
   }
   return {
@@ -169,13 +171,14 @@ export function headline(savings, pages, sitePages, baseline, betweenVisits = DE
     if (!of.length) continue;
     // Bytes and requests do not depend on the network: one network's runs count each page once.
     const once = of.filter((c) => c.network === networks[0]);
-    /** @param {Comparison[]} list @param {'wireBytes' | 'requests' | 'fromCache' | 'seconds'} key */
+    /** @param {Comparison[]} list @param {'wireBytes' | 'requests' | 'fromCache' | 'seconds' | 'firstRender'} key */
     const total = (list, key) => change(list.reduce((n, c) => n + c[key].before, 0), list.reduce((n, c) => n + c[key].after, 0));
     visits[visit] = {
       wireBytes: total(once, 'wireBytes'),
       requests: total(once, 'requests'),
       fromCache: total(once, 'fromCache'),
       seconds: Object.fromEntries(networks.map((n) => [n, total(of.filter((c) => c.network === n), 'seconds')])),
+      firstRender: Object.fromEntries(networks.map((n) => [n, total(of.filter((c) => c.network === n), 'firstRender')])),
     };
   }
   return { protocol, pages, sitePages, baseline, betweenVisits, visits };

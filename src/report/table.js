@@ -138,13 +138,19 @@ export function formatHeadline(headline, width) {
   }
   // Seconds as a table, a column per network; wrapped per visit when the columns do not fit.
   const networks = Object.keys(visits[0]?.totals.seconds ?? {});
-  const rows = [['  seconds', ...networks], ...visits.map(({ name, totals }) => [`    ${name.replace(/ visit$/, '')}`, ...networks.map((n) => arrow(totals.seconds[n], seconds, false))])];
+  // The first visit's first render under its load time.
+  /** @type {{ label: string, times: Record<string, import('./compare.js').Change> }[]} */
+  const timed = visits.flatMap(({ visit, name, totals }) => [
+    { label: name.replace(/ visit$/, ''), times: totals.seconds },
+    ...(visit === 'first' ? [{ label: 'first render', times: totals.firstRender }] : []),
+  ]);
+  const rows = [['  seconds', ...networks], ...timed.map(({ label, times }) => [`    ${label}`, ...networks.map((n) => arrow(times[n], seconds, false))])];
   const table = align(rows.map((r) => [r[0].padEnd(14), ...r.slice(1)]), 1).split('\n');
   if (Math.max(...table.map((l) => l.length)) <= width) lines.push(...table);
   else {
-    for (const { name, totals } of visits) {
-      const times = networks.map((network) => `${network} ${arrow(totals.seconds[network], seconds, false)}`);
-      lines.push(...wrap(times, ''.padEnd(16), width).map((line, i) => (i === 0 ? `${`  ${name.replace(/ visit$/, '')} (s)`.padEnd(16)}${line.slice(16)}` : line)));
+    for (const { label, times } of timed) {
+      const items = networks.map((network) => `${network} ${arrow(times[network], seconds, false)}`);
+      lines.push(...wrap(items, ''.padEnd(16), width).map((line, i) => (i === 0 ? `${`  ${label} (s)`.padEnd(16)}${line.slice(16)}` : line)));
     }
   }
   if (headline.visits.repeat) {
