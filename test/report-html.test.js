@@ -379,7 +379,7 @@ describe('HTML report of fixtures/microscape, in Chromium', () => {
       const run = report[side].runs.find((r) => r.protocol === 'http1.1' && r.network === 'wan-1997' && r.visit === 'first');
       if (!run) throw new Error('no run');
       const cells = await page.locator(`table.runs tbody[data-visit="first"][data-network="wan-1997"] tr.${side}`, { hasText: `HTTP/1.1, ${side}` }).locator('td').allTextContents();
-      expect(cells).toEqual([int.format(run.requests), int.format(run.connections), int.format(run.packets), int.format(run.wireBytes), int.format(run.payloadBytes), run.overheadPercent.toFixed(1), int.format(run.retransmissions), run.seconds.toFixed(3)]);
+      expect(cells).toEqual([int.format(run.requests), int.format(run.connections), int.format(run.packets), int.format(run.wireBytes), int.format(run.payloadBytes), run.overheadPercent.toFixed(1), int.format(run.retransmissions), run.seconds.toFixed(3), run.firstRender.toFixed(3), run.largestPaint === null ? '–' : run.largestPaint.toFixed(3)]);
     }
     expect(await page.locator('table.runs tbody tr:not(.group-head)').count()).toBe(report.before.runs.length + report.after.runs.length);
     // Every machine-readable number reads the same as the text beside it.

@@ -607,16 +607,16 @@ function runsTable(i, page, runs, focus) {
       const group = [];
       for (const protocol of focus.protocols) {
         for (const [side, r] of runs.filter(([, x]) => x.visit === visit && x.network === network && x.protocol === protocol)) {
-          group.push(`<tr class="${side}"><th>${esc(short(protocol))}, ${side}<td>${INT.format(r.requests)}<td>${INT.format(r.connections)}<td>${INT.format(r.packets)}<td>${INT.format(r.wireBytes)}<td>${INT.format(r.payloadBytes)}<td>${r.overheadPercent.toFixed(1)}<td>${INT.format(r.retransmissions)}<td>${SECONDS3.format(r.seconds)}`);
+          group.push(`<tr class="${side}"><th>${esc(short(protocol))}, ${side}<td>${INT.format(r.requests)}<td>${INT.format(r.connections)}<td>${INT.format(r.packets)}<td>${INT.format(r.wireBytes)}<td>${INT.format(r.payloadBytes)}<td>${r.overheadPercent.toFixed(1)}<td>${INT.format(r.retransmissions)}<td>${SECONDS3.format(r.seconds)}<td>${SECONDS3.format(r.firstRender)}<td>${r.largestPaint === null ? '–' : SECONDS3.format(r.largestPaint)}`);
         }
       }
       // No white space between rows: without end tags, it would be the last cell's text.
-      if (group.length) rows.push(`<tbody data-visit="${esc(visit)}" data-network="${esc(network)}"><tr class="group-head"><th scope="rowgroup" colspan="9">${esc(visitLabel(visit))} on ${esc(network)}${group.join('')}</tbody>`);
+      if (group.length) rows.push(`<tbody data-visit="${esc(visit)}" data-network="${esc(network)}"><tr class="group-head"><th scope="rowgroup" colspan="11">${esc(visitLabel(visit))} on ${esc(network)}${group.join('')}</tbody>`);
     }
   }
   return `<div class="table"><table id="table-runs-${i}" class="runs" data-page="${esc(page)}">
 <caption>Every run of <code>${esc(page)}</code></caption>
-<thead><tr><th scope="col" class="l">Strategy, site<th scope="col">Requests<th scope="col">Connec&shy;tions<th scope="col">Packets<th scope="col">Wire bytes<th scope="col">Payload bytes<th scope="col">Header overhead, %<th scope="col">Retrans&shy;missions<th scope="col">Load time, s</thead>
+<thead><tr><th scope="col" class="l">Strategy, site<th scope="col">Requests<th scope="col">Connec&shy;tions<th scope="col">Packets<th scope="col">Wire bytes<th scope="col">Payload bytes<th scope="col">Header overhead, %<th scope="col">Retrans&shy;missions<th scope="col">Load time, s<th scope="col">First render, s<th scope="col" title="when the image the page names as its largest paint (fetchpriority=high) is in; – when it names none">Largest paint, s</thead>
 ${rows.join('\n')}
 </table></div>`;
 }
