@@ -7,6 +7,7 @@
 import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import http from 'node:http';
+import http2 from 'node:http2';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { promisify } from 'node:util';
@@ -395,6 +396,68 @@ describe.each(/** @type {const} */ (['nginx', 'apache', 'caddy', 'h2o']))('%s se
     const res = await request(`${origin}/pagediet-configs/nginx.conf`);
     expect(res.status).toBe(404);
   });
+});
+
+describe('Apache sending the pages\' preloads as 103 Early Hints', () => {
+  const reason = needed(unavailable('apache'), 'test/configs.test.js: Apache\'s early hints');
+
+  it.skipIf(reason)('sends each page\'s image and font preloads in a 103 before its response over HTTP/2, the same Link values as _headers', async () => {
+    const site = await writeTree(await tempDir(), {
+      'index.html': '<!doctype html><title>a</title><link rel="preload" as="image" href="img/hero.png" imagesrcset="img/hero.png 1x, img/hero@2x.png 2x" fetchpriority="high"><p>a',
+      'docs/index.html': '<!doctype html><title>b</title><link rel="preload" as="font" href="../fonts/f.woff2" type="font/woff2" crossorigin><link rel="preload" as="image" href="/img/hero.png" media="(width < 600px)"><p>b',
+      'docs/plain page.html': '<!doctype html><title>c</title><link rel="preload" as="image" href="../img/hero.png"><p>c',
+      'other.html': '<!doctype html><title>d</title><p>d',
+      'img/hero.png': PNG, 'img/hero@2x.png': PNG, 'fonts/f.woff2': 'wOF2',
+    });
+    const facts = await readSiteFiles(site);
+    const htaccess = serverConfig('apache', facts);
+    const headers = serverConfig('headers', facts);
+    const running = await startServer('apache', { root: site, snippet: htaccess, work: await tempDir('pagediet-apache-hints-') });
+    try {
+      const h2 = running.h2Origin;
+      if (!h2) throw new Error(`no h2c here: ${running.h2Missing}`);
+      /** The Link values of the 103s a request gets before its response, and the response's status. @param {string} url */
+      const hints = (url) => new Promise((resolve, reject) => {
+        // As browsers connect: no server push (mod_http2 would push what the hints name to a client that allows it).
+        const session = http2.connect(h2, { settings: { enablePush: false } });
+        session.on('error', reject);
+        /** @type {string[]} */
+        const links = [];
+        const stream = session.request({ ':path': url });
+        stream.on('headers', (h) => {
+          if (h[':status'] === 103) links.push(...String(h.link).split(/,\s*(?=<)/));
+        });
+        stream.on('response', (h) => {
+          stream.resume();
+          stream.on('end', () => {
+            session.close();
+            resolve({ status: h[':status'], links: [...new Set(links)] });
+          });
+        });
+        stream.on('error', reject);
+      });
+      /** The Link values _headers gives a path. @param {string} url */
+      const listed = (url) => {
+        const lines = headers.split('\n');
+        const at = lines.indexOf(url);
+        const links = [];
+        for (let i = at + 1; at >= 0 && i < lines.length && lines[i].startsWith('  '); i++) if (lines[i].startsWith('  Link: ')) links.push(lines[i].slice('  Link: '.length));
+        return links;
+      };
+      expect(listed('/index.html')).toEqual(['</img/hero.png>; rel=preload; as=image; imagesrcset="/img/hero.png 1x, /img/hero@2x.png 2x"; fetchpriority="high"']);
+      for (const url of ['/index.html', '/', '/docs/index.html', '/docs/', '/docs/plain%20page.html']) {
+        const page = url.endsWith('/') ? `${url}index.html` : url;
+        expect({ url, ...(await hints(url)) }).toEqual({ url, status: 200, links: listed(page) });
+      }
+      expect(listed('/docs/index.html')).toHaveLength(2);
+      // A page without preloads gets no 103.
+      expect(await hints('/other.html')).toEqual({ status: 200, links: [] });
+    } catch (error) {
+      throw new Error(`${/** @type {Error} */ (error).message}\n${await running.log()}`);
+    } finally {
+      await running.stop();
+    }
+  }, 60_000);
 });
 
 describe('nginx without the brotli module', () => {

@@ -4,7 +4,8 @@
  * place of x.css when the client accepts that coding; mod_mime is told that
  * .gz, .br and .zst are codings, not types or a language (and, for a UTF-8
  * site, that text types are UTF-8); mod_deflate is told to leave the
- * sidecars alone; mod_headers adds Vary and Cache-Control.
+ * sidecars alone; mod_headers adds Vary and Cache-Control; mod_http2 sends
+ * each page's image and font preloads as 103 Early Hints.
  */
 import { COMPRESSIBLE, CONFIGS_DIR, IMMUTABLE, PAGE_EXTENSIONS, REVALIDATE, SHORT, TEXT_TYPES, charsetComment, fingerprintPattern, headerComment } from './shared.js';
 
@@ -41,6 +42,7 @@ export function apacheConfig(facts) {
     'mod_headers and mod_mime (Debian: a2enmod rewrite headers), and, for the root directory,',
     'AllowOverride FileInfo (rewrites, types, encodings, headers) and Options FollowSymLinks',
     'or SymLinksIfOwnerMatch (mod_rewrite needs one of them).',
+    ...(facts.preloads.size ? ['Pages that preload images or fonts send them as 103 Early Hints over HTTP/2: that needs', 'mod_http2 and H2EarlyHints on in the server or virtual host config.'] : []),
     ...charsetComment(facts),
   ])}
 
@@ -87,6 +89,31 @@ ${charset}</IfModule>
     <FilesMatch "\\.(${PAGE_EXTENSIONS.join('|')})(\\.(${sidecars}))?$">
         Header set Cache-Control "${REVALIDATE}"
     </FilesMatch>
+</IfModule>
+${earlyHints(facts.preloads)}`;
+}
+
+/**
+ * The `<If>` blocks that give each page's preloads to mod_http2 as 103 Early Hints, or '' when no page has one.
+ * A page is matched by its path as the request's, after DirectoryIndex made `/docs/` into `/docs/index.html`
+ * (such a request gets the hints twice in its one 103: a browser fetches each once). A page whose path a
+ * quoted expression cannot hold as written is left out.
+ * @param {Map<string, string[]>} preloads the `Link` values of each page's image and font preloads, by site path
+ */
+function earlyHints(preloads) {
+  const pages = [...preloads].filter(([page]) => /^[\w./~ -]+$/u.test(page));
+  if (!pages.length) return '';
+  const quoted = (/** @type {string} */ value) => `"${value.replace(/["\\]/g, '\\$&')}"`;
+  const blocks = pages.map(([page, links]) => [
+    `    <If "%{REQUEST_URI} == '/${page}'">`,
+    ...links.map((link) => `        H2EarlyHint Link ${quoted(link)}`),
+    '    </If>',
+  ].join('\n'));
+  return `
+<IfModule mod_http2.c>
+    # 103 Early Hints over HTTP/2: each page's image and font preloads, before the page's response.
+    # Needs H2EarlyHints on in the server or virtual host config (an .htaccess cannot turn it on).
+${blocks.join('\n')}
 </IfModule>
 `;
 }

@@ -226,11 +226,13 @@ const SETUPS = {
     await readableByOthers(root, work);
     const modules = ['mpm_event', 'authz_core', 'mime', 'dir', 'rewrite', 'headers', 'filter', 'deflate', ...(h2Port === null ? [] : ['http2'])];
     // h2c on a second port, a virtual host of the same site (it inherits DocumentRoot; <Directory> and
-    // .htaccess apply to it alike); H2Direct: the HTTP/2 preface at once, without an Upgrade.
+    // .htaccess apply to it alike); H2Direct: the HTTP/2 preface at once, without an Upgrade; H2EarlyHints:
+    // the 103s the .htaccess asks for, as its comment tells users to turn on.
     const h2 = h2Port === null ? '' : `Listen 127.0.0.1:${h2Port}
 <VirtualHost 127.0.0.1:${h2Port}>
     Protocols h2c http/1.1
     H2Direct on
+    H2EarlyHints on
 </VirtualHost>
 `;
     await fs.writeFile(path.join(work, 'apache2.conf'), `ServerRoot "${work}"
