@@ -1,7 +1,7 @@
 /**
  * The loader's first render and largest paint: which requests the robot
  * marks as render-blocking (the page, its blocking style sheets and their
- * @imports, classic scripts in <head>, the fonts it preloads) and as the image the page names as
+ * @imports, classic scripts in <head>) and as the image the page names as
  * its largest paint (fetchpriority="high"), and the times the model gives
  * them: when the last of those responses has arrived.
  */
@@ -19,7 +19,6 @@ const PAGE = `<!doctype html>
 <html><head>
 <link rel="preload" href="/a.css" as="style">
 <link rel="stylesheet" href="/a.css">
-<link rel="preload" as="font" href="/first.woff2" crossorigin>
 <link rel="stylesheet" href="/print.css" media="print">
 <link rel="stylesheet" href="/wide.css" media="(min-width: 2000px)">
 <link rel="stylesheet" href="/narrow.css" media="screen and (max-width: 1300px)">
@@ -41,9 +40,7 @@ const PAGE = `<!doctype html>
 const FILES = {
   'index.html': PAGE,
   'plain.html': '<!doctype html><title>t</title><link rel="stylesheet" href="/b.css"><img src="/hero.png" alt="">',
-  'a.css': '@import url(b.css); body { background: url(bg.png) } @font-face { font-family: F; src: url(first.woff2) format("woff2") } @font-face { font-family: G; src: url(other.woff2) format("woff2") }',
-  'first.woff2': 'wOF2',
-  'other.woff2': 'wOF2',
+  'a.css': '@import url(b.css); body { background: url(bg.png) }',
   'b.css': 'p { color: red }',
   'print.css': '@import url(print-import.css);',
   'print-import.css': 'p { color: black }',
@@ -81,9 +78,7 @@ describe('the robot marks what the first render waits for, and the largest paint
       '/index.html': 'blocking',
       '/a.css': 'blocking', // its preload is no stylesheet, its link is
       '/b.css': 'blocking', // @imported by a blocking style sheet
-      '/first.woff2': 'blocking', // a font the page preloads: its first text needs it
       '/bg.png': '',
-      '/other.woff2': '', // a font of the style sheet the page does not preload
       '/print.css': '',
       '/print-import.css': '',
       '/wide.css': '',
@@ -112,7 +107,7 @@ describe('the model gives the first render and the largest paint', () => {
       const profile = networkProfile('slow-4g');
       const m = model(plan, protocol, profile);
       const done = (/** @type {string} */ p) => (/** @type {number} */ (m.timeline.find((t) => t.order === plan.requests.find((r) => r.path === p)?.order)?.doneMs) + profile.fixedMs) / 1000;
-      const blocking = ['/index.html', '/a.css', '/first.woff2', '/b.css', '/narrow.css', '/head.js', '/from-style.css'];
+      const blocking = ['/index.html', '/a.css', '/b.css', '/narrow.css', '/head.js', '/from-style.css'];
       expect(m.firstRenderSeconds).toBe(Math.max(...blocking.map(done)));
       expect(m.largestPaintSeconds).toBe(Math.max(m.firstRenderSeconds, done('/hero.webp')));
       expect(m.seconds).toBeGreaterThanOrEqual(/** @type {number} */ (m.largestPaintSeconds));

@@ -37,7 +37,7 @@ import { VERSION } from '../summary.js';
  * @property {string} kind 'page' or the reference kind that revealed it
  * @property {number | null} parent order of the request whose response revealed it
  * @property {boolean} blocking the page's first render waits for it: the page, a render-blocking style sheet or
- *   script of it, an `@import` of one, a font it preloads (first-render.js)
+ *   script of it, an `@import` of one (first-render.js)
  * @property {boolean} paint the image the page names as its largest paint (`fetchpriority="high"`)
  * @property {boolean} fromCache taken from the robot's cache, fresh, without a request (a repeat visit): no connection,
  *   no bytes; status, type and decoded bytes are the stored response's

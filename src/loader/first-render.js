@@ -10,11 +10,7 @@
  * an alternate, not disabled, and whose `media` holds; an `@import` of a
  * `<style>` element; a classic `<script src>` in `<head>` without `async` or
  * `defer`. A module script is deferred; a script in `<body>` holds only what
- * comes after it, not what the page drew before. And the web fonts the
- * first text needs, as the page names them: a `<link rel="preload"
- * as="font">` (image-markup writes one for each font file that draws text
- * in the first view). A font a browser may swap in (`font-display: swap`)
- * holds the text's final drawing, not always the first paint.
+ * comes after it, not what the page drew before.
  */
 import { mediaHolds } from '../site/image-choice.js';
 import { isElement, location, nodes } from '../site/html-tree.js';
@@ -56,14 +52,12 @@ export function firstRenderRanges(view, root) {
     const attribs = node.attribs;
     const rels = (attribs.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean);
     const high = (attribs.fetchpriority ?? '').trim().toLowerCase() === 'high';
-    const as = (attribs.as ?? '').trim().toLowerCase();
     if (node.name === 'link' && rels.includes('stylesheet') && !rels.includes('alternate') && !('disabled' in attribs) && (!(attribs.media ?? '').trim() || mediaHolds(attribs.media))) add(blocking, range(node, false));
-    else if (node.name === 'link' && rels.includes('preload') && as === 'font') add(blocking, range(node, false));
     else if (node.name === 'script' && 'src' in attribs && !('async' in attribs) && !('defer' in attribs) && CLASSIC_SCRIPT_TYPES.has((attribs.type ?? '').trim().toLowerCase()) && inHead(node)) add(blocking, range(node, false));
     else if (node.name === 'img' && high) {
       const parent = /** @type {import('domhandler').Element | null} */ (node.parent);
       add(paint, parent && isElement(parent) && parent.name === 'picture' ? range(parent, true) : range(node, false));
-    } else if (node.name === 'link' && high && rels.includes('preload') && as === 'image') add(paint, range(node, false));
+    } else if (node.name === 'link' && high && rels.includes('preload') && (attribs.as ?? '').trim().toLowerCase() === 'image') add(paint, range(node, false));
   }
   return { blocking, paint };
 }
@@ -75,7 +69,7 @@ export function firstRenderRanges(view, root) {
  */
 export function blocksFirstRender(ref, ranges) {
   if (ref.kind === 'css-import') return ref.element === 'style';
-  return (ref.kind === 'stylesheet' || ref.kind === 'script' || ref.kind === 'preload') && within(ranges.blocking, ref.start);
+  return (ref.kind === 'stylesheet' || ref.kind === 'script') && within(ranges.blocking, ref.start);
 }
 
 /**

@@ -39,8 +39,7 @@ export const HEADER_BYTES = 40;
  * @property {number} requestBytes
  * @property {number} responseBytes headers, body and framing as sent
  * @property {string} [path]
- * @property {boolean} [blocking] the page's first render waits for it (the page, its render-blocking style sheets,
- *   scripts and preloaded fonts)
+ * @property {boolean} [blocking] the page's first render waits for it (the page, its render-blocking style sheets and scripts)
  * @property {boolean} [paint] the image the page names as its largest paint
  *
  * @typedef {object} LoadPlan what the model needs of a recorded exchange: the requests that crossed the network

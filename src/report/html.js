@@ -218,11 +218,11 @@ ${networks.map(([network, c]) => `<tr data-network="${esc(network)}"><th scope="
     const requests = revalidation.requests;
     notes.push(`<span data-visit="revalidate">Revalidation, every file asked for again: <data class="before" value="${bytes.before}">${INT.format(bytes.before)}</data> → <data class="after" value="${bytes.after}">${INT.format(bytes.after)}</data> B ${delta(bytes, (n) => `${INT.format(n)} B`)}, ${INT.format(requests.before)} → ${INT.format(requests.after)} requests (<a href="#numbers">all numbers</a>).</span>`);
   }
-  // The first visit's first render: when the page and the style sheets, scripts and fonts it waits for are in.
+  // The first visit's first render: when the page and the style sheets and scripts it waits for are in.
   const first = h.visits.first;
   if (first) {
     const times = Object.entries(first.firstRender).map(([network, c]) => `<span data-network="${esc(network)}">${esc(network)} ${secs(c.before)} → ${secs(c.after)} s</span>`);
-    notes.push(`<span data-visit="first" data-metric="firstRender">First visit's first render, the page and the style sheets, scripts and fonts it waits for in${h.pages === 1 ? '' : `, the pages' sum`}: ${times.join(', ')}.</span>`);
+    notes.push(`<span data-visit="first" data-metric="firstRender">First visit's first render, the page and the style sheets and scripts it waits for in${h.pages === 1 ? '' : `, the pages' sum`}: ${times.join(', ')}.</span>`);
   }
   if (notes.length) out.push(`<p class="small visit-notes">${notes.join(' ')}</p>`);
   out.push('</section>');
