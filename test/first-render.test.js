@@ -19,6 +19,7 @@ const PAGE = `<!doctype html>
 <html><head>
 <link rel="preload" href="/a.css" as="style">
 <link rel="stylesheet" href="/a.css">
+<link rel="preload" as="font" href="/first.woff2" crossorigin>
 <link rel="stylesheet" href="/print.css" media="print">
 <link rel="stylesheet" href="/wide.css" media="(min-width: 2000px)">
 <link rel="stylesheet" href="/narrow.css" media="screen and (max-width: 1300px)">
@@ -40,7 +41,8 @@ const PAGE = `<!doctype html>
 const FILES = {
   'index.html': PAGE,
   'plain.html': '<!doctype html><title>t</title><link rel="stylesheet" href="/b.css"><img src="/hero.png" alt="">',
-  'a.css': '@import url(b.css); body { background: url(bg.png) }',
+  'a.css': '@import url(b.css); body { background: url(bg.png) } @font-face { font-family: F; src: url(first.woff2) format("woff2") }',
+  'first.woff2': 'wOF2',
   'b.css': 'p { color: red }',
   'print.css': '@import url(print-import.css);',
   'print-import.css': 'p { color: black }',
@@ -78,6 +80,7 @@ describe('the robot marks what the first render waits for, and the largest paint
       '/index.html': 'blocking',
       '/a.css': 'blocking', // its preload is no stylesheet, its link is
       '/b.css': 'blocking', // @imported by a blocking style sheet
+      '/first.woff2': '', // fonts block nothing, preloaded or not: only a built page names its fonts
       '/bg.png': '',
       '/print.css': '',
       '/print-import.css': '',
