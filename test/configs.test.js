@@ -453,7 +453,8 @@ describe('Apache sending the pages\' preloads as 103 Early Hints', () => {
       // A page without preloads gets no 103.
       expect(await hints('/other.html')).toEqual({ status: 200, links: [] });
     } catch (error) {
-      throw new Error(`${/** @type {Error} */ (error).message}\n${await running.log()}`);
+      console.error(`Apache's log:\n${await running.log()}`);
+      throw error;
     } finally {
       await running.stop();
     }

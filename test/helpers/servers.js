@@ -153,7 +153,7 @@ export async function startServer(name, { root, snippet, work }) {
       await setup.afterStop?.();
       throw new Error(`${name} exited at start:\n${await log()}`);
     }
-    if (await answers(port) && (h2Port === null || h2Port === port || await answers(h2Port))) break;
+    if (await answers(port) && (h2Port === null || h2Port === port || await answers(h2Port)) && (await setup.bound?.() ?? true)) break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`${name} did not answer on ${origin}${h2Origin && h2Origin !== origin ? ` and ${h2Origin}` : ''} within 15 s:\n${await log()}`);
@@ -207,7 +207,9 @@ http {
 /**
  * @typedef {{ root: string, snippet: string, work: string, port: number, h2Port: number | null }} SetupInput
  *   h2Port: where h2c must be answered (port itself for Caddy and h2o, a second one for nginx and Apache), or null
- * @typedef {{ command: string, args: string[], env?: Record<string, string>, afterStop?: () => Promise<void> }} Setup
+ * @typedef {{ command: string, args: string[], env?: Record<string, string>, afterStop?: () => Promise<void>, bound?: () => Promise<boolean> }} Setup
+ *   bound: whether the server says it has bound its ports (a port that answers may be another process's, one that
+ *   took the same free port first; then this server fails to bind and exits)
  * @type {Record<ServerName, (input: SetupInput) => Promise<Setup>>}
  */
 const SETUPS = {
@@ -262,7 +264,11 @@ DocumentRoot "${root}"
     Require all granted
 </Directory>
 ${h2}`);
-    return { command: 'apache2', args: ['-f', path.join(work, 'apache2.conf'), '-DFOREGROUND'], afterStop: () => fs.rm(htaccess, { force: true }) };
+    return {
+      command: 'apache2', args: ['-f', path.join(work, 'apache2.conf'), '-DFOREGROUND'], afterStop: () => fs.rm(htaccess, { force: true }),
+      // AH00489 "resuming normal operations": logged once every Listen socket is bound.
+      bound: async () => (await fs.readFile(path.join(work, 'error.log'), 'utf8').catch(() => '')).includes('AH00489'),
+    };
   },
 
   async caddy({ root, snippet, work, port, h2Port }) {
