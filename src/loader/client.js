@@ -199,8 +199,8 @@ class PageLoad {
   /** @param {RequestRecord} record @param {Buffer} body @param {string} contentType */
   reveal(record, body, contentType) {
     for (const found of discoverSubresources(body, contentType, this.origin.origin + record.path)) {
-      // A style sheet's @import blocks the first render when the style sheet does.
-      const blocking = found.blocking || (found.kind === 'css-import' && record.blocking && record.kind !== 'page');
+      // An @import blocks the first render when what imports it (the page's <style>, a style sheet) does.
+      const blocking = found.blocking || (found.kind === 'css-import' && record.blocking);
       this.enqueue(found.url, found.kind, record.order, blocking, found.paint);
     }
   }

@@ -18,8 +18,8 @@ import { blocksFirstRender, firstRenderRanges, namesLargestPaint } from './first
  * @typedef {object} Subresource
  * @property {URL} url
  * @property {import('../site/reference-kinds.js').ReferenceKind} kind
- * @property {boolean} blocking the page's first render waits for it (first-render.js); in a style sheet, none is
- *   marked: its `@import`s block when the style sheet does
+ * @property {boolean} blocking the page's first render waits for it (first-render.js); no `@import` is marked:
+ *   one blocks when what imports it does, as the robot fetches it
  * @property {boolean} paint the image the page names as its largest paint (`fetchpriority="high"`)
  */
 

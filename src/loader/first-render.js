@@ -7,12 +7,15 @@
  *
  * Render-blocking, as browsers treat them (HTML's "script-blocking" and
  * "render-blocking" style sheets): a `<link rel="stylesheet">` that is not
- * an alternate, not disabled, and whose `media` holds; an `@import` of a
- * `<style>` element; a classic `<script src>` in `<head>` without `async` or
- * `defer`. A module script is deferred; a script in `<body>` holds only what
- * comes after it, not what the page drew before.
+ * an alternate, not disabled, and whose `media` holds; a classic `<script
+ * src>` in `<head>` without `async` or `defer`. A module script is
+ * deferred; a script in `<body>` holds only what comes after it, not what
+ * the page drew before. An `@import` blocks when what imports it (the
+ * page's `<style>`, a style sheet) does: the robot decides that as it
+ * fetches.
  */
 import { mediaHolds } from '../site/image-choice.js';
+import { linkKind } from '../site/reference-kinds.js';
 import { isElement, location, nodes } from '../site/html-tree.js';
 
 /**
@@ -50,14 +53,14 @@ export function firstRenderRanges(view, root) {
   for (const node of nodes(root)) {
     if (!isElement(node)) continue;
     const attribs = node.attribs;
-    const rels = (attribs.rel ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+    const kind = node.name === 'link' ? linkKind(attribs.rel ?? '') : null;
     const high = (attribs.fetchpriority ?? '').trim().toLowerCase() === 'high';
-    if (node.name === 'link' && rels.includes('stylesheet') && !rels.includes('alternate') && !('disabled' in attribs) && (!(attribs.media ?? '').trim() || mediaHolds(attribs.media))) add(blocking, range(node, false));
+    if (kind === 'stylesheet' && !('disabled' in attribs) && (!(attribs.media ?? '').trim() || mediaHolds(attribs.media))) add(blocking, range(node, false));
     else if (node.name === 'script' && 'src' in attribs && !('async' in attribs) && !('defer' in attribs) && CLASSIC_SCRIPT_TYPES.has((attribs.type ?? '').trim().toLowerCase()) && inHead(node)) add(blocking, range(node, false));
     else if (node.name === 'img' && high) {
       const parent = /** @type {import('domhandler').Element | null} */ (node.parent);
       add(paint, parent && isElement(parent) && parent.name === 'picture' ? range(parent, true) : range(node, false));
-    } else if (node.name === 'link' && high && rels.includes('preload') && (attribs.as ?? '').trim().toLowerCase() === 'image') add(paint, range(node, false));
+    } else if (kind === 'preload' && high && (attribs.as ?? '').trim().toLowerCase() === 'image') add(paint, range(node, false));
   }
   return { blocking, paint };
 }
@@ -68,7 +71,6 @@ export function firstRenderRanges(view, root) {
  * @param {FirstRenderRanges} ranges
  */
 export function blocksFirstRender(ref, ranges) {
-  if (ref.kind === 'css-import') return ref.element === 'style';
   return (ref.kind === 'stylesheet' || ref.kind === 'script') && within(ranges.blocking, ref.start);
 }
 
