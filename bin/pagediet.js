@@ -4,6 +4,6 @@ import { restartWithArenaLimit, wantsArenaLimit } from '../src/util/arena-limit.
 if (wantsArenaLimit()) {
   process.exitCode = await restartWithArenaLimit();
 } else {
-  const { main } = await import('../src/cli.js');
+  const { main } = await import('../src/cli/main.js');
   process.exitCode = await main(process.argv.slice(2));
 }

@@ -5,7 +5,7 @@
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { PASSES } from '../src/passes/index.js';
-import { COMMAND_LINE_ONLY, COMMAND_OPTIONS } from '../src/config.js';
+import { COMMAND_LINE_ONLY, COMMAND_OPTIONS } from '../src/cli/config-file.js';
 import { buildOptionsModule, withOptionRows } from '../src/options/reference.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -28,7 +28,7 @@ export { VERSION } from './summary.js';
  * @typedef {import('./loader/load.js').LoadResult} LoadResult what load() returns
  * @typedef {import('./report/compare.js').CompareOptions} ReportOptions what report() takes
  * @typedef {import('./report/compare.js').ReportData} ReportData what report() returns
- * @typedef {import('./config.js').FileConfig} Config what a config file gives (defineConfig)
+ * @typedef {import('./cli/config-file.js').FileConfig} Config what a config file gives (defineConfig)
  * @typedef {import('./pass.js').AnyPass} Pass a pass (src/pass.js), for the `passes` option
  */
 
@@ -64,7 +64,7 @@ export function report(options) {
 
 /**
  * Identity helper that gives a config file completion and type checks.
- * @param {import('./config.js').FileConfig} config
+ * @param {import('./cli/config-file.js').FileConfig} config
  */
 export function defineConfig(config) {
   return config;

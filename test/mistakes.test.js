@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../src/cli.js';
+import { main } from '../src/cli/main.js';
 import { UserError, load, optimize, report } from '../src/index.js';
 import { optionTable, flagName } from '../src/options/table.js';
 import { boolean } from '../src/options/kinds.js';

@@ -14,7 +14,7 @@ import { build } from '../src/pipeline.js';
 import { PASSES } from '../src/passes/index.js';
 import { BUILD_OPTIONS, optionTable } from '../src/options/table.js';
 import { buildOptionsModule, withOptionRows } from '../src/options/reference.js';
-import { COMMAND_LINE_ONLY, COMMAND_OPTIONS } from '../src/config.js';
+import { COMMAND_LINE_ONLY, COMMAND_OPTIONS } from '../src/cli/config-file.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
 const run = promisify(execFile);

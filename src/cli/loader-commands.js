@@ -5,15 +5,15 @@
 import path from 'node:path';
 import fs from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { loadSite } from './loader/load.js';
-import { STRATEGIES, VISITS } from './loader/client.js';
-import { networkProfile, NETWORKS } from './loader/networks.js';
-import { compareSites, defaultPages, REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
-import { formatReport, formatRuns } from './report/table.js';
-import { UserError } from './errors.js';
-import { checkTargets, collect, count, list } from './cli-options.js';
-import { missingPages } from './preflight.js';
-import { parseDuration } from './util/duration.js';
+import { loadSite } from '../loader/load.js';
+import { STRATEGIES, VISITS } from '../loader/client.js';
+import { networkProfile, NETWORKS } from '../loader/networks.js';
+import { compareSites, defaultPages, REPORT_NETWORKS, REPORT_SAMPLE } from '../report/compare.js';
+import { formatReport, formatRuns } from '../report/table.js';
+import { UserError } from '../errors.js';
+import { checkTargets, collect, count, list } from './option-values.js';
+import { missingPages } from '../preflight.js';
+import { parseDuration } from '../util/duration.js';
 
 /**
  * @typedef {object} LoaderFlags what the shared options parse to
@@ -61,7 +61,7 @@ export function addLoaderOptions(command, defaultNetworks) {
  * Turns the shared flags into loadSite options, with one-line errors for bad values.
  * @param {LoaderFlags} flags
  * @param {string[]} defaultNetworks
- * @returns {Omit<import('./loader/load.js').LoadSiteOptions, 'root'>}
+ * @returns {Omit<import('../loader/load.js').LoadSiteOptions, 'root'>}
  */
 export function loaderOptions(flags, defaultNetworks) {
   /** @param {string | undefined} value @param {string} name */
@@ -88,9 +88,9 @@ export function loaderOptions(flags, defaultNetworks) {
   }
   return {
     pages: flags.page?.map((p) => (p.startsWith('/') ? p : `/${p}`)),
-    protocols: /** @type {import('./loader/client.js').Strategy[]} */ (protocols),
+    protocols: /** @type {import('../loader/client.js').Strategy[]} */ (protocols),
     networks,
-    visits: /** @type {import('./loader/client.js').Visit[]} */ (visits),
+    visits: /** @type {import('../loader/client.js').Visit[]} */ (visits),
     betweenVisits,
     custom,
     connections: num(flags.connections, 'connections'),
@@ -128,8 +128,8 @@ async function requireDirectory(dir, what) {
 
 /**
  * @param {Command} program
- * @param {import('./cli.js').Io} sys
- * @param {(report: import('./report/compare.js').ReportData, file: string) => Promise<void>} writeHtml
+ * @param {import('./main.js').Io} sys
+ * @param {(report: import('../report/compare.js').ReportData, file: string) => Promise<void>} writeHtml
  */
 export function addLoaderCommands(program, sys, writeHtml) {
   addLoaderOptions(

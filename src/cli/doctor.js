@@ -8,13 +8,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { VERSION } from './summary.js';
-import { launchBrowser, NoBrowserError } from './browser/launch.js';
-import { findBrowsers } from './browser/discovery.js';
-import { browserCacheDir } from './browser/embedded.js';
-import { FAMILIES } from './text-images/estimate.js';
-import { englishDataDir } from './text-images/ocr.js';
-import { defaultCacheDir } from './util/cache.js';
+import { VERSION } from '../summary.js';
+import { launchBrowser, NoBrowserError } from '../browser/launch.js';
+import { findBrowsers } from '../browser/discovery.js';
+import { browserCacheDir } from '../browser/embedded.js';
+import { FAMILIES } from '../text-images/estimate.js';
+import { englishDataDir } from '../text-images/ocr.js';
+import { defaultCacheDir } from '../util/cache.js';
 
 /**
  * @typedef {object} Diagnosis

@@ -7,30 +7,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { build } from './pipeline.js';
-import { COMMAND_LINE_ONLY, COMMAND_OPTIONS, loadConfig } from './config.js';
-import { UserError } from './errors.js';
-import { checkTargets } from './cli-options.js';
-import { BUILD_OPTIONS, checkOptions, flagName, optionTable } from './options/table.js';
-import { boolean, folderOrOff } from './options/kinds.js';
-import { VERSION } from './summary.js';
-import { PASSES } from './passes/index.js';
-import { formatBuildSummary } from './report/build-text.js';
-import { formatReport } from './report/table.js';
-import { compareSites, REPORT_NETWORKS } from './report/compare.js';
+import { build } from '../pipeline.js';
+import { COMMAND_LINE_ONLY, COMMAND_OPTIONS, loadConfig } from './config-file.js';
+import { UserError } from '../errors.js';
+import { checkTargets } from './option-values.js';
+import { BUILD_OPTIONS, checkOptions, flagName, optionTable } from '../options/table.js';
+import { boolean, folderOrOff } from '../options/kinds.js';
+import { VERSION } from '../summary.js';
+import { PASSES } from '../passes/index.js';
+import { formatBuildSummary } from '../report/build-text.js';
+import { formatReport } from '../report/table.js';
+import { compareSites, REPORT_NETWORKS } from '../report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
-import { writeFileAtomic } from './util/atomic.js';
-import { createProgress } from './progress.js';
-import { renderHtmlReport } from './report/html.js';
-import { exitOnSignal } from './util/signals.js';
-import { durationSeconds } from './util/duration.js';
-import { SERVERS, readSiteFiles, serverConfig } from './configs/index.js';
-import { PROTOCOLS, startServer } from './loader/server.js';
-import { CACHE_HEADERS } from './loader/handler.js';
+import { writeFileAtomic } from '../util/atomic.js';
+import { createProgress } from '../progress.js';
+import { renderHtmlReport } from '../report/html.js';
+import { exitOnSignal } from '../util/signals.js';
+import { durationSeconds } from '../util/duration.js';
+import { SERVERS, readSiteFiles, serverConfig } from '../configs/index.js';
+import { PROTOCOLS, startServer } from '../loader/server.js';
+import { CACHE_HEADERS } from '../loader/handler.js';
 import { diagnose, formatDiagnosis } from './doctor.js';
 
 
-export const DEMO_SITE = fileURLToPath(new URL('../fixtures/microscape', import.meta.url));
+export const DEMO_SITE = fileURLToPath(new URL('../../fixtures/microscape', import.meta.url));
 
 /**
  * @typedef {object} Io
@@ -168,7 +168,7 @@ function createProgram(sys) {
  * Adds a flag for every option given to a command; returns what maps the
  * parsed flags (named by commander after the flag) to the options' keys.
  * @param {Command} command
- * @param {(readonly [string, import('./options/table.js').OptionDefinition<any>])[]} entries key and definition
+ * @param {(readonly [string, import('../options/table.js').OptionDefinition<any>])[]} entries key and definition
  * @returns {(flags: Record<string, unknown>) => Record<string, unknown>}
  */
 function addOptions(command, entries) {
@@ -201,7 +201,7 @@ function addOptions(command, entries) {
  * The options that name files, resolved against the working directory.
  * @param {Record<string, unknown>} options
  * @param {string} cwd
- * @param {readonly import('./pass.js').AnyPass[]} passes
+ * @param {readonly import('../pass.js').AnyPass[]} passes
  */
 function resolvePaths(options, cwd, passes) {
   const resolved = { ...options };
@@ -213,7 +213,7 @@ function resolvePaths(options, cwd, passes) {
 
 /**
  * Config-file values, overridden by flags the user actually typed.
- * @param {import('./config.js').FileConfig} config
+ * @param {import('./config-file.js').FileConfig} config
  * @param {Record<string, unknown>} flags by the table's keys
  * @param {string[]} typed the keys of the flags the user typed
  */
@@ -224,14 +224,14 @@ function merge(config, flags, typed) {
     if (value === undefined) continue;
     if (typed.includes(key) || !(key in merged)) merged[key] = value;
   }
-  return /** @type {import('./config.js').FileConfig & { json?: boolean, config?: string }} */ (merged);
+  return /** @type {import('./config-file.js').FileConfig & { json?: boolean, config?: string }} */ (merged);
 }
 
 /**
  * Builds, then (unless --no-report) loads the input and the output with the
  * robot and prints what the build saved.
  * @param {Io} sys
- * @param {import('./pipeline.js').BuildOptions & { json?: boolean, quiet?: boolean, report?: boolean, network?: string[], html?: string, config?: string, out?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} opts
+ * @param {import('../pipeline.js').BuildOptions & { json?: boolean, quiet?: boolean, report?: boolean, network?: string[], html?: string, config?: string, out?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} opts
  */
 async function runBuild(sys, opts) {
   const stopListening = exitOnSignal();
@@ -250,7 +250,7 @@ async function buildAndReport(sys, opts) {
   const progress = createProgress({ stream: { write: sys.err, isTTY: sys.isTTY, columns: process.stderr.columns }, quiet: opts.quiet });
   const { json, report: wantReport, network, html, quiet, config, out, sample, verbose, baseline, betweenVisits, ...buildOptions } = opts;
   const summary = await build({ ...buildOptions, onProgress: progress.onProgress });
-  /** @type {import('./report/compare.js').ReportData | undefined} */
+  /** @type {import('../report/compare.js').ReportData | undefined} */
   let report;
   if (wantReport !== false && summary.totals.pages > 0) {
     progress.onProgress({ phase: 'report', message: 'loading the input and the output to compare them' });
@@ -264,9 +264,9 @@ async function buildAndReport(sys, opts) {
 
 /**
  * Writes the HTML report atomically.
- * @param {import('./report/compare.js').ReportData} report
+ * @param {import('../report/compare.js').ReportData} report
  * @param {string} file
- * @param {import('./summary.js').BuildSummary} [summary]
+ * @param {import('../summary.js').BuildSummary} [summary]
  */
 async function writeHtmlReport(report, file, summary) {
   await writeFileAtomic(file, renderHtmlReport(report, summary));
@@ -275,7 +275,7 @@ async function writeHtmlReport(report, file, summary) {
 /**
  * Serves a directory until untilStopped() resolves (SIGINT or SIGTERM), then closes.
  * @param {Io} sys
- * @param {{ root: string, port: string, host: string, protocol: import('./loader/server.js').Protocol, cacheHeaders?: import('./loader/handler.js').CacheHeaders }} opts
+ * @param {{ root: string, port: string, host: string, protocol: import('../loader/server.js').Protocol, cacheHeaders?: import('../loader/handler.js').CacheHeaders }} opts
  */
 async function runServe(sys, opts) {
   const stats = await fs.stat(opts.root).catch(() => null);

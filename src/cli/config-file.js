@@ -7,12 +7,12 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodeModule from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { UserError } from './errors.js';
+import { UserError } from '../errors.js';
 import { resolveWithin } from './config-resolve.js';
-import { PASSES } from './passes/index.js';
-import { boolean, list, oneOf, text, wholeNumber } from './options/kinds.js';
-import { checkOptions, option, optional } from './options/table.js';
-import { REPORT_NETWORKS, REPORT_SAMPLE } from './report/compare.js';
+import { PASSES } from '../passes/index.js';
+import { boolean, list, oneOf, text, wholeNumber } from '../options/kinds.js';
+import { checkOptions, option, optional } from '../options/table.js';
+import { REPORT_NETWORKS, REPORT_SAMPLE } from '../report/compare.js';
 
 /**
  * What a config file may set besides the option table's options: the build
@@ -37,7 +37,7 @@ export const COMMAND_LINE_ONLY = {
 };
 
 /**
- * @typedef {import('./options/build-options.js').BuildOptions & { out?: string, report?: boolean, quiet?: boolean, network?: string[], html?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} FileConfig
+ * @typedef {import('../options/build-options.js').BuildOptions & { out?: string, report?: boolean, quiet?: boolean, network?: string[], html?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} FileConfig
  */
 
 /**
@@ -83,7 +83,7 @@ let ownPackageResolved = false;
 function resolveOwnPackage() {
   if (ownPackageResolved) return;
   ownPackageResolved = true;
-  const entries = { pagediet: new URL('./index.js', import.meta.url).href, 'pagediet/vite': new URL('./plugins/vite.js', import.meta.url).href };
+  const entries = { pagediet: new URL('../index.js', import.meta.url).href, 'pagediet/vite': new URL('../plugins/vite.js', import.meta.url).href };
   // module.register() is deprecated from node 26 on, where registerHooks has long been there (node 22.15).
   const { registerHooks } = /** @type {{ registerHooks?: (hooks: { resolve: ReturnType<typeof resolveWithin> }) => unknown }} */ (nodeModule);
   if (registerHooks) registerHooks({ resolve: resolveWithin(entries) });
