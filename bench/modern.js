@@ -23,7 +23,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { ssimulacra2 } from '../src/images/ssimulacra2.js';
 import { AVIF_SEARCH_EFFORT, ENCODE } from '../src/images/jobs/photo.js';
 import { installJampack, runJampack, sitePages, visit as visitPages, walk } from './peers/chromium-visit.js';

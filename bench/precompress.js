@@ -15,7 +15,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { isCompressible } from '../src/compress/encodings.js';
 import { has, twoAtATime } from './tools.js';
 import { recordMeasurement } from './record.js';

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { launchBrowser } from '../src/browser/launch.js';
 import { installJampack, runJampack, serveSite, sitePages } from './peers/chromium-visit.js';
 import { machineLine } from './machine.js';

@@ -2,7 +2,7 @@
  * Writes docs/api.md, the API reference, from the JSDoc of the public API:
  * the entry points of package.json's "exports" (`pagediet`: src/index.js,
  * `pagediet/vite`, `pagediet/eleventy`, `pagediet/astro`: src/plugins/) and the pass
- * contract (src/pass.js).
+ * contract (src/build/pass.js).
  * The sources are read with the TypeScript compiler (the project's
  * tsconfig.json): each exported function with its signature, description,
  * parameters (types and defaults), return value and examples, and every
@@ -22,7 +22,7 @@ import ts from 'typescript';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const OUT = 'docs/api.md';
 /** The pass contract: not an entry point of the package, but the interface a pass implements. */
-const PASS_CONTRACT = 'src/pass.js';
+const PASS_CONTRACT = 'src/build/pass.js';
 
 /**
  * @typedef {{ title: string, file: string, importAs: string | null }} Module

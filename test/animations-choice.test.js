@@ -3,7 +3,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { GifWriter } from 'omggif';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { decodeApng } from '../src/images/apng-frames.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
@@ -57,8 +57,8 @@ function timeline({ delays = [], frames }) {
   return frames.flatMap((frame, i) => Array.from({ length: delays[i] / 10 }, () => frame));
 }
 
-/** @param {{ decisions: import('../src/pass.js').Decision[] }} pass @param {string} file */
-const decisionOf = (pass, file) => /** @type {import('../src/pass.js').Decision} */ (pass.decisions.find((d) => d.file === file));
+/** @param {{ decisions: import('../src/build/pass.js').Decision[] }} pass @param {string} file */
+const decisionOf = (pass, file) => /** @type {import('../src/build/pass.js').Decision} */ (pass.decisions.find((d) => d.file === file));
 
 describe('animations: the smaller proven candidate wins, and a candidate ruled out says why', () => {
   it('writes the WebP when it is smaller, also when libwebp stores repeated frames as one longer frame', async () => {
@@ -70,7 +70,7 @@ describe('animations: the smaller proven candidate wins, and a candidate ruled o
     const forever = gif(16, 16, tiny, RAMP, 65535); // plays 65,536 times: more than a WebP can say
     const input = await writeTree(await tempDir(), { 'index.html': '<img src="a.gif"><img src="b.gif"><img src="c.gif">', 'a.gif': repeated, 'b.gif': larger, 'c.gif': forever });
     const out = path.join(await tempDir(), 'out');
-    /** @type {import('../src/progress.js').ProgressEvent[]} */
+    /** @type {import('../src/build/progress.js').ProgressEvent[]} */
     const events = [];
     const summary = await build({ input, output: out, only: ['animations'], animations: 'auto', cache: false, onProgress: (event) => events.push(event) });
     const pass = summary.passes[0];

@@ -4,7 +4,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEMP_SUFFIX } from '../src/util/atomic.js';
-import { MARKER } from '../src/output.js';
+import { MARKER } from '../src/build/output.js';
 import { stripesGif } from '../scripts/fixtures/bad.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 

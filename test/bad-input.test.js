@@ -7,9 +7,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { decodeGif } from '../src/images/gif.js';
-import { MARKER } from '../src/output.js';
+import { MARKER } from '../src/build/output.js';
 import { textImagePlan } from '../src/text-images/plan.js';
 import { imageErrorReason } from '../src/util/image-error.js';
 import { hashPrefix } from '../src/passes/hash-names.js';
@@ -23,7 +23,7 @@ const PLAN_OPTIONS = { texts: [], ocr: false, agreement: 0.9, minOcrConfidence: 
 /** The input files the passes rewrite: every other input file must be copied byte for byte. */
 const CHANGED_IN_PLACE = ['import-a.css', 'import-b.css', 'index.html', 'loop-a.html', 'loop-b.html', 'loop-self.html', 'names.html', 'unclosed.html', 'unquoted.html', 'unterminated.css', 'x.html/page.html'];
 
-/** @type {import('../src/summary.js').BuildSummary} */
+/** @type {import('../src/build/summary.js').BuildSummary} */
 let summary;
 /** @type {Map<string, Buffer>} */
 let input;
@@ -221,7 +221,7 @@ describe('the bad-input corpus', () => {
   it('warns about nothing else', () => {
     const covered = ['unclosed.html', 'unquoted.html', 'not-html.html', 'empty.html', 'empty.gif', 'truncated.gif', 'trailing-garbage.gif', 'small-frame.gif', 'bad-crc.png', 'jpeg.gif', 'script.svg', 'huge.png', 'unterminated.css', 'loop-a.html', 'loop-self.html', 'import-a.css', 'names.html', 'index.html'];
     expect(summary.warnings.filter((w) => !covered.includes(w.file))).toEqual([]);
-    // What a user should act on is a warning; what pagediet noticed about the input, information (src/messages.js).
+    // What a user should act on is a warning; what pagediet noticed about the input, information (src/build/messages.js).
     expect(summary.warnings.map((w) => `${w.severity} ${w.code} ${w.file}`).sort()).toEqual([
       'info css-unterminated-comment unterminated.css', 'info frame-loop loop-a.html', 'info frame-loop loop-self.html',
       'info gif-frame-smaller small-frame.gif', 'info image-mislabelled jpeg.gif', 'info image-repaired trailing-garbage.gif',

@@ -1,10 +1,10 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { PASSES } from '../src/passes/index.js';
 import { Site } from '../src/site/site.js';
-import { MARKER } from '../src/output.js';
+import { MARKER } from '../src/build/output.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 
 const GIF = Buffer.from('GIF89a\x01\x00\x01\x00\x00\x00\x00;', 'latin1');

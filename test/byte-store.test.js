@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ByteStore, sha256 } from '../src/site/byte-store.js';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { Site } from '../src/site/site.js';
 import { tempDir, readTree } from './helpers/tmp.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { ResultCache, cacheKey } from '../src/util/cache.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { Site } from '../src/site/site.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 import { allReferences } from './helpers/references.js';
@@ -12,8 +12,8 @@ import { allReferences } from './helpers/references.js';
 const CSS_SITE = path.resolve('fixtures/markup/css-site');
 const MARKUP = path.resolve('fixtures/markup');
 
-/** @param {import('../src/summary.js').BuildSummary} summary @param {string} name */
-const passReport = (summary, name) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === name));
+/** @param {import('../src/build/summary.js').BuildSummary} summary @param {string} name */
+const passReport = (summary, name) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === name));
 
 /**
  * References of a site as kind, URL, status and target, by source.
@@ -24,7 +24,7 @@ function referenceGraph(site) {
 }
 
 describe('css on fixtures/markup/css-site', () => {
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** @type {string} */
   let out;

@@ -14,8 +14,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
-import { MARKER } from '../src/output.js';
+import { build } from '../src/build/pipeline.js';
+import { MARKER } from '../src/build/output.js';
 import { tempDir } from './helpers/tmp.js';
 import { whileBusy } from './helpers/busy.js';
 
@@ -80,7 +80,7 @@ describe('determinism and idempotence', () => {
       expect(await snapshot(configsOf(out), { times: false })).toEqual(oneConfigs);
       expect(await markerFiles(out)).toEqual(oneMarker);
       // The same decisions, warnings and figures (only the timings, and what came from the cache, differ).
-      const strip = (/** @type {import('../src/summary.js').BuildSummary} */ s) => ({ ...s, ms: 0, work: null, passes: s.passes.map((p) => ({ ...p, ms: 0 })) });
+      const strip = (/** @type {import('../src/build/summary.js').BuildSummary} */ s) => ({ ...s, ms: 0, work: null, passes: s.passes.map((p) => ({ ...p, ms: 0 })) });
       expect(strip(second)).toEqual(strip(first));
 
       // On a busy machine: every pass and proof again, the same bytes and the same summary.

@@ -1,6 +1,6 @@
 /**
  * A fault stays where it happened. Every kind of worker job is made to fail
- * in its worker (src/jobs.js, PAGEDIET_TEST_FAULTS: an error thrown as a
+ * in its worker (src/build/jobs.js, PAGEDIET_TEST_FAULTS: an error thrown as a
  * library's, or the worker thread ended as in a crash), on a site that gives
  * every job work: fixtures/modern (photographs, SVG, scripts, fonts, CSS),
  * fixtures/microscape under microscape/ (GIFs, animations, text images, upper
@@ -14,13 +14,13 @@
 import { cp, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, beforeAll, describe, expect } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { chromiumTest } from './helpers/chromium.js';
 import { readTree, tempDir } from './helpers/tmp.js';
 
 const FIXTURES = new URL('../fixtures/', import.meta.url).pathname;
 
-/** Every job of src/jobs.js. */
+/** Every job of src/build/jobs.js. */
 const JOBS = ['gifToPng', 'animation', 'recompressPng', 'photo', 'compressText', 'textImagePlan', 'findPageImages', 'minifyReplacementCss', 'findInPage', 'lowerPage', 'pageCss', 'minifyScript', 'optimizeSvg', 'woff2Font'];
 /** Jobs whose failure the build makes up for by doing the same work in its own thread: no file is kept for them. */
 const DONE_AGAIN = ['minifyReplacementCss', 'findInPage'];
@@ -30,7 +30,7 @@ const WITHOUT_JOBS = ['image-markup', 'hash-names'];
 /**
  * @param {string} input
  * @param {string} faults PAGEDIET_TEST_FAULTS
- * @param {Partial<import('../src/pipeline.js').BuildOptions>} [options]
+ * @param {Partial<import('../src/build/pipeline.js').BuildOptions>} [options]
  */
 async function faultyBuild(input, faults, options = {}) {
   const output = path.join(await tempDir(), 'out');
@@ -50,7 +50,7 @@ async function faultyBuild(input, faults, options = {}) {
 
 /**
  * Warnings that name an injected or crashed job, as `file pass code`.
- * @param {import('../src/summary.js').BuildSummary} summary
+ * @param {import('../src/build/summary.js').BuildSummary} summary
  * @param {RegExp} cause
  */
 function faultWarnings(summary, cause) {
@@ -84,7 +84,7 @@ describe('a job that fails in its worker', () => {
 
   /**
    * One warning per file and pass, and every job that had work named in them.
-   * @param {import('../src/summary.js').BuildSummary} summary
+   * @param {import('../src/build/summary.js').BuildSummary} summary
    * @param {RegExp} cause
    * @param {string[]} jobs
    */
@@ -123,7 +123,7 @@ describe('a job that fails in its worker', () => {
   chromiumTest('Chromium closes in the middle of each proof and measurement: the build completes, what each was proving stays as it was, one warning each', async () => {
     // Each browser the build starts closes as soon as a page has loaded in it; the next caller starts another.
     const { summary, tree } = await faultyBuild(input, 'browser-close', { only: ['text-images', 'photos', 'image-markup', 'svg', 'fonts'], subsetFonts: true });
-    const fonts = /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'fonts'));
+    const fonts = /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'fonts'));
     // The WOFF2s do not need the browser; their subsets do, and none is made.
     const changed = [...tree].filter(([file, bytes]) => !original.get(file)?.equals(bytes)).map(([file]) => file).sort();
     expect(changed).toEqual(['.pagediet-output.json', ...fonts.files.map((f) => f.path)].sort());

@@ -1,7 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { REFERENCE_KINDS } from '../src/site/reference-kinds.js';
 import { tempDir } from './helpers/tmp.js';
 

@@ -10,7 +10,7 @@ import sharp from 'sharp';
 import fontverter from 'fontverter';
 import subsetFont from 'subset-font';
 import * as hb from 'harfbuzzjs';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { Site } from '../src/site/site.js';
 import { readTables } from '../src/fonts/sfnt.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
@@ -20,8 +20,8 @@ import { chromiumTest, launchChromium } from './helpers/chromium.js';
 const DEJAVU = '/usr/share/fonts/truetype/dejavu';
 const ORIGIN = 'http://fonts.test';
 
-/** @param {import('../src/summary.js').BuildSummary} summary */
-const fontsReport = (summary) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'fonts'));
+/** @param {import('../src/build/summary.js').BuildSummary} summary */
+const fontsReport = (summary) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'fonts'));
 
 const CSS = `@charset "utf-8";
 /* The test site's fonts. Café: a non-ASCII byte in a comment stays as it is. */
@@ -106,7 +106,7 @@ describe('fonts: a WOFF2 first in src', () => {
   let input;
   /** @type {string} */
   let out;
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   const read = (/** @type {string} */ root, /** @type {string} */ file) => fs.readFile(path.join(root, file));
   beforeAll(async () => {
@@ -253,7 +253,7 @@ describe('fonts: subsets (--subset-fonts)', () => {
   let input;
   /** @type {string} */
   let out;
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** What the pages show in "Test Sans": text-transform applied, ::before content, a placeholder, hidden text; not <code>'s monospace. */
   const SHOWN = 'SHOUT IT' + 'Hello, wörld!' + 'Noted' + '\u2192 ' + 'Search\u2026' + '§ hidden' + 'Ωmega 42' + 'fine print';

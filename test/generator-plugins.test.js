@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { Site } from '../src/site/site.js';
-import { MARKER } from '../src/output.js';
+import { MARKER } from '../src/build/output.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 import { allReferences } from './helpers/references.js';
 

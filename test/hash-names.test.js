@@ -5,8 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
-import { MARKER } from '../src/output.js';
+import { build } from '../src/build/pipeline.js';
+import { MARKER } from '../src/build/output.js';
 import { PASS_ORDER } from '../src/passes/index.js';
 import { hashPrefix, hashedPath, skipReason } from '../src/passes/hash-names.js';
 import { cachePolicy, isFingerprinted } from '../src/configs/shared.js';
@@ -14,10 +14,10 @@ import { readTree, tempDir, writeTree } from './helpers/tmp.js';
 import { mimeType } from '../src/site/mime.js';
 import { chromiumTest, launchChromium } from './helpers/chromium.js';
 
-/** @param {import('../src/summary.js').BuildSummary} summary */
-const passReport = (summary) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'hash-names'));
+/** @param {import('../src/build/summary.js').BuildSummary} summary */
+const passReport = (summary) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'hash-names'));
 
-/** Each decision as one line, sorted. @param {import('../src/summary.js').BuildSummary} summary */
+/** Each decision as one line, sorted. @param {import('../src/build/summary.js').BuildSummary} summary */
 const decisions = (summary) => passReport(summary).decisions.map((d) => `${d.action} ${d.file}: ${d.reason}`).sort();
 
 /**
@@ -148,7 +148,7 @@ describe('hash-names on a site with every kind of reference', () => {
   let input;
   /** @type {string} */
   let out;
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** @type {ReturnType<typeof expectedNames>} */
   let expected;
@@ -310,7 +310,7 @@ describe('hash-names with other passes', () => {
     const warm = await build({ input, output: second, only: ['css', 'hash-names'], cacheDir });
     expect(warm.work.passesReplayed).toBe(2);
     expect(await files(second)).toEqual(await files(first));
-    const refs = (/** @type {import('../src/summary.js').BuildSummary} */ s) => s.references.map((r) => `${r.source} ${r.kind} ${r.url} ${r.status} ${r.target ?? ''}`).sort();
+    const refs = (/** @type {import('../src/build/summary.js').BuildSummary} */ s) => s.references.map((r) => `${r.source} ${r.kind} ${r.url} ${r.status} ${r.target ?? ''}`).sort();
     expect(refs(warm)).toEqual(refs(cold));
     // The hashed style sheet's own references are in the model, pointing at hashed files.
     const main = cold.references.filter((r) => isFingerprinted(r.source) && r.source.startsWith('css/main.'));
@@ -465,7 +465,7 @@ describe('the naming rule', () => {
 describe('hash-names on fixtures/modern', () => {
   /** @type {string} */
   let out;
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   beforeAll(async () => {
     out = path.join(await tempDir(), 'out');

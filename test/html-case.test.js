@@ -7,7 +7,7 @@ import zlib from 'node:zlib';
 import { gzipAsync } from '@gfx/zopfli';
 import { Tokenizer, parseDocument } from 'htmlparser2';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { formatBuildSummary } from '../src/report/build-text.js';
 import { DocumentView } from '../src/site/document-view.js';
 import { detectHtmlCharset } from '../src/site/charset.js';
@@ -98,7 +98,7 @@ function differingOffsets(a, b) {
 }
 
 describe('html-case on fixtures/markup', () => {
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** @type {string} */
   let out;
@@ -107,7 +107,7 @@ describe('html-case on fixtures/markup', () => {
     summary = await build({ input: MARKUP, output: out, only: ['html-case'], cache: false });
   }, 60_000);
   const read = (/** @type {string} */ root, /** @type {string} */ file) => fs.readFile(path.join(root, file));
-  const pass = () => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes[0]);
+  const pass = () => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes[0]);
 
   it.each(LOWERED_PAGES)('%s: every HTML tag and attribute name is lowered, SVG and MathML names are not, and no other byte changes (htmlparser2\'s tokenizer)', async (page) => {
     const before = await read(MARKUP, page);
@@ -208,7 +208,7 @@ describe('html-case on UTF-16 pages', () => {
 });
 
 describe('html-case on fixtures/microscape', () => {
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** @type {string} */
   let out;

@@ -11,7 +11,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { chromiumTest, launchChromium } from './helpers/chromium.js';
 import { readTree, tempDir } from './helpers/tmp.js';
 
@@ -55,7 +55,7 @@ describe('image-markup', () => {
     const built = async (threads) => {
       const output = path.join(await tempDir(), 'out');
       const summary = await build({ input, output, only: ['image-markup'], cache: false, configs: false, threads });
-      const pass = /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'image-markup'));
+      const pass = /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'image-markup'));
       return { tree: await readTree(output), decisions: pass.decisions, warnings: summary.warnings.map((w) => `${w.file} ${w.code}: ${w.message}`) };
     };
     const alone = await built(1);

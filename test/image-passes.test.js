@@ -4,11 +4,11 @@ import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { GifWriter } from 'omggif';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { Site } from '../src/site/site.js';
 import { decodeGif } from '../src/images/gif.js';
 import { decodeApng } from '../src/images/apng-frames.js';
-import { MARKER } from '../src/output.js';
+import { MARKER } from '../src/build/output.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';
 import { allReferences } from './helpers/references.js';
 
@@ -44,7 +44,7 @@ async function rgba(png) {
 }
 
 describe('image passes on fixtures/microscape', () => {
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** @type {string} */
   let out;
@@ -57,7 +57,7 @@ describe('image passes on fixtures/microscape', () => {
     summary = await build({ input: MICROSCAPE, output: out, only: IMAGE_PASSES, cacheDir });
   }, 240_000);
 
-  const pass = (/** @type {string} */ name) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === name));
+  const pass = (/** @type {string} */ name) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === name));
 
   it('saves at least what the 1997 study\'s PNG conversion saved on the static GIFs (11,203 of 103,299 B)', () => {
     const p = pass('gif-to-png');
@@ -107,7 +107,7 @@ describe('image passes on fixtures/microscape', () => {
     const rebuilt = await build({ input: out, output: again, only: IMAGE_PASSES, cache: false });
     const written = pass('gif-to-png').decisions.filter((d) => d.action === 'changed').map((d) => /→ (\S+):/.exec(d.reason)?.[1]);
     expect(written).toHaveLength(27);
-    const png = /** @type {import('../src/pipeline.js').PassReport} */ (rebuilt.passes.find((p) => p.name === 'png'));
+    const png = /** @type {import('../src/build/pipeline.js').PassReport} */ (rebuilt.passes.find((p) => p.name === 'png'));
     const onWritten = png.decisions.filter((d) => written.includes(d.file));
     expect(onWritten.map((d) => d.action)).toEqual(written.map(() => 'kept'));
     for (const d of onWritten) expect(d.reason).toMatch(/^not smaller \((\d+) B against \1 B\)$/);
@@ -256,7 +256,7 @@ describe('images a script names', () => {
     const out = path.join(await tempDir(), 'out');
     const summary = await build({ input, output: out, only: ['gif-to-png', 'animations', 'photos'], responsive: false, cache: false });
     const named = 'named in a script: under a new name, the page would load it by both';
-    const decided = (/** @type {string} */ pass) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === pass)).decisions
+    const decided = (/** @type {string} */ pass) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === pass)).decisions
       .map((d) => `${d.action} ${d.file}: ${d.reason.replace(/:.*/s, ':')}`).sort();
     expect(decided('gif-to-png')).toEqual(['changed b.gif: → b.png:', 'skipped a-lit.gif: no page or style sheet refers to it', 'skipped a.gif: named in a script:']);
     expect(decided('animations')).toEqual(['skipped m.gif: named in a script:']);

@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { startServer } from '../src/loader/server.js';
 import { linkKind } from '../src/site/reference-kinds.js';
 import { chromiumTest, launchChromium } from './helpers/chromium.js';
@@ -33,7 +33,7 @@ const PAGE = `<!DOCTYPE html>
 let input;
 /** @type {string} */
 let output;
-/** @type {import('../src/summary.js').BuildSummary} */
+/** @type {import('../src/build/summary.js').BuildSummary} */
 let summary;
 /** @type {string} */
 let page;

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { startServer } from '../src/loader/server.js';
 import { chromiumMissing, chromiumTest, launchChromium, screenshot } from './helpers/chromium.js';
 import { tempDir } from './helpers/tmp.js';

@@ -1,9 +1,9 @@
 // Every message code a build can give has its severity and its group's text
-// in one table (src/messages.js).
+// in one table (src/build/messages.js).
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MESSAGE_CODES, messageCode } from '../src/messages.js';
+import { MESSAGE_CODES, messageCode } from '../src/build/messages.js';
 
 /** Every .js file under a folder. @param {string} dir @returns {Promise<string[]>} */
 async function sources(dir) {

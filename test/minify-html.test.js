@@ -4,15 +4,15 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { parseDocument } from 'htmlparser2';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import minifyHtml from '../src/passes/minify-html.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
 const MARKUP = path.resolve('fixtures/markup');
 const MICROSCAPE = path.resolve('fixtures/microscape');
 
-/** @param {import('../src/summary.js').BuildSummary} summary */
-const report = (summary) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'minify-html'));
+/** @param {import('../src/build/summary.js').BuildSummary} summary */
+const report = (summary) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'minify-html'));
 
 /**
  * htmlparser2's tree without comments (except conditional ones) and without

@@ -124,7 +124,7 @@ describe('mistakes through the API', () => {
   const cases = [
     ['a misspelt option', () => optimize(/** @type {any} */ ({ inptu: SITE, output: path.join(cwd, 'x') })), () => "build options: unknown option 'inptu' (did you mean 'input'?)"],
     ['a bad quality', () => optimize({ input: SITE, output: path.join(cwd, 'x'), quality: /** @type {any} */ ('banana') }), () => "build options: option 'quality' must be a [min, max] pair of whole numbers, 0 <= min <= max <= 100, not 'banana'"],
-    ['a pass without run', () => optimize({ input: SITE, output: path.join(cwd, 'x'), passes: /** @type {any} */ ([{ name: 'x', description: 'y' }]) }), () => "pass 'x' has no run(site, ctx) function (src/pass.js)"],
+    ['a pass without run', () => optimize({ input: SITE, output: path.join(cwd, 'x'), passes: /** @type {any} */ ([{ name: 'x', description: 'y' }]) }), () => "pass 'x' has no run(site, ctx) function (src/build/pass.js)"],
     ['an output in /proc', () => optimize({ input: SITE, output: '/proc/x' }), () => "build options: output /proc/x: /proc is on proc, the kernel's own filesystem, not a place for files"],
     ['a folder not written by pagediet', () => optimize({ input: SITE, output: cwd }), () => `output ${cwd} is not empty and was not written by pagediet: choose another folder, or set force: true`],
     ['an unknown network', () => report({ before: SITE, after: SITE, networks: ['nosuch'] }), () => "report options: unknown network 'nosuch' in networks (known: lan-1997, wan-1997, modem-28.8k, ethernet-1999, ricochet-1999, satellite, 3g, slow-4g, fast-4g, cable, fiber, custom)"],

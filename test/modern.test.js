@@ -12,7 +12,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { Site } from '../src/site/site.js';
 import { layoutDifference, siteLayouts, sizedTolerance } from '../src/images/layout.js';
 import { sniffImageType } from '../src/site/sniff.js';
@@ -26,13 +26,13 @@ const PAGES = ['index.html', 'blog/index.html', 'blog/first-post.html', 'about/i
 const VIEWPORTS = [360, 768, 1280];
 
 /** The build with the defaults that the first tests read, and its cache, for the busy build to compare with. */
-const quiet = { output: '', cacheDir: '', /** @type {import('../src/pipeline.js').BuildSummary | null} */ summary: null };
+const quiet = { output: '', cacheDir: '', /** @type {import('../src/build/pipeline.js').BuildSummary | null} */ summary: null };
 describe('fixtures/modern, built with the defaults', () => {
   /** @type {string} */
   let output;
   /** @type {string} */
   let cacheDir;
-  /** @type {import('../src/pipeline.js').BuildSummary} */
+  /** @type {import('../src/build/pipeline.js').BuildSummary} */
   let summary;
   /** @type {Site} */
   let input, built;
@@ -126,11 +126,11 @@ describe('fixtures/modern, built with the defaults', () => {
 
 describe('fixtures/modern, built on a busy machine', () => {
   chromiumTest('writes the same files and the same summary as the quiet build', async () => {
-    const quietSummary = /** @type {import('../src/pipeline.js').BuildSummary} */ (quiet.summary);
+    const quietSummary = /** @type {import('../src/build/pipeline.js').BuildSummary} */ (quiet.summary);
     const busyOut = path.join(await tempDir(), 'out');
     const busy = await whileBusy(() => build({ input: INPUT, output: busyOut, cacheDir: quiet.cacheDir, replay: false }));
     // Only the timings, what came from the cache, and the output's own path (the configs are beside it) differ.
-    const strip = (/** @type {import('../src/pipeline.js').BuildSummary} */ s, /** @type {string} */ out) => JSON.parse(JSON.stringify({ ...s, ms: 0, work: null, passes: s.passes.map((p) => ({ ...p, ms: 0 })) }).replaceAll(out, '<out>'));
+    const strip = (/** @type {import('../src/build/pipeline.js').BuildSummary} */ s, /** @type {string} */ out) => JSON.parse(JSON.stringify({ ...s, ms: 0, work: null, passes: s.passes.map((p) => ({ ...p, ms: 0 })) }).replaceAll(out, '<out>'));
     expect(strip(busy, busyOut)).toEqual(strip(quietSummary, quiet.output));
     expect(busy.work.passesReplayed).toBe(0);
     const [a, b] = await Promise.all([readTree(quiet.output), readTree(busyOut)]);

@@ -10,7 +10,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { PASSES } from '../src/passes/index.js';
 import { BUILD_OPTIONS, optionTable } from '../src/options/table.js';
 import { buildOptionsModule, withOptionRows } from '../src/options/reference.js';
@@ -108,7 +108,7 @@ describe('the option table', () => {
     const site = await writeTree(await tempDir(), { 'index.html': '<p>x</p>' });
     const out = path.join(await tempDir(), 'out');
     await expect(build(/** @type {any} */ ({ inptu: site, output: out }))).rejects.toThrow("build options: unknown option 'inptu' (did you mean 'input'?)");
-    await expect(build(/** @type {any} */ ({ input: site, output: out, passes: [{ name: 'broken', description: 'no run' }] }))).rejects.toThrow("pass 'broken' has no run(site, ctx) function (src/pass.js)");
+    await expect(build(/** @type {any} */ ({ input: site, output: out, passes: [{ name: 'broken', description: 'no run' }] }))).rejects.toThrow("pass 'broken' has no run(site, ctx) function (src/build/pass.js)");
     await expect(build(/** @type {any} */ ({ input: site, output: out, passes: [{ name: 'bad-option', description: 'x', run: async () => {}, options: { level: { type: 'number' } } }] }))).rejects.toThrow("pass 'bad-option': option 'level' is not an option definition");
     await expect(fs.stat(out)).rejects.toThrow(/ENOENT/);
   });
@@ -129,7 +129,7 @@ describe('job cache keys', () => {
     const script = `import { jobFingerprint } from ${JSON.stringify(path.join(root, 'src/util/code-fingerprint.js'))};
 const jobs = ['gifToPng', 'animation', 'recompressPng', 'compressText', 'textImagePlan', 'lowerPage', 'pageCss'];
 const out = {};
-for (const job of jobs) out[job] = await jobFingerprint(job, ${JSON.stringify(path.join(root, 'src/jobs.js'))});
+for (const job of jobs) out[job] = await jobFingerprint(job, ${JSON.stringify(path.join(root, 'src/build/jobs.js'))});
 console.log(JSON.stringify(out));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script]);
     return /** @type {Record<string, string>} */ (JSON.parse(stdout));

@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, vi } from 'vitest';
 import { chromiumTest } from './helpers/chromium.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { PAGE_TIMEOUT_MS } from '../src/browser/page-failed.js';
 
 // Before the imports above (vitest hoists it): the limit is read when page-failed.js loads.

@@ -1,14 +1,14 @@
-// Pass replay (src/pass-memo.js): a second build of an unchanged site replays
+// Pass replay (src/build/pass-memo.js): a second build of an unchanged site replays
 // every pass from the cache, and must give exactly what running them gave: the
 // same files, modification times, summary, references and warnings.
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
-import { MARKER } from '../src/output.js';
+import { build } from '../src/build/pipeline.js';
+import { MARKER } from '../src/build/output.js';
 import { Site } from '../src/site/site.js';
 import { ResultCache } from '../src/util/cache.js';
-import { PassMemo, ReplayBytesLost, record, replay, snapshot } from '../src/pass-memo.js';
+import { PassMemo, ReplayBytesLost, record, replay, snapshot } from '../src/build/pass-memo.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
 /**
@@ -36,7 +36,7 @@ function withoutOwnTimes(files) {
   return new Map([...files].map(([name, f]) => [name, ownTime(name) ? { bytes: f.bytes } : f]));
 }
 
-/** A summary without what differs between two builds of the same site: times and the work done. @param {import('../src/summary.js').BuildSummary} s */
+/** A summary without what differs between two builds of the same site: times and the work done. @param {import('../src/build/summary.js').BuildSummary} s */
 const comparable = (s) => ({ ...s, ms: 0, work: null, passes: s.passes.map((p) => ({ ...p, ms: 0 })) });
 
 describe('pass replay', () => {
@@ -116,7 +116,7 @@ describe('pass replay', () => {
     for (const entry of await fs.readdir(dir, { recursive: true, withFileTypes: true })) if (entry.isFile()) await fs.utimes(path.join(entry.parentPath, entry.name), dayAgo, dayAgo);
     const cache = new ResultCache({ dir, limit: 0 });
     const site = await Site.read(input);
-    await replay(site, /** @type {import('../src/pass-memo.js').PassRecord} */ (await new PassMemo(cache).recall('pass', site)));
+    await replay(site, /** @type {import('../src/build/pass-memo.js').PassRecord} */ (await new PassMemo(cache).recall('pass', site)));
     expect(await cache.trim()).toBe(0);
     expect((await site.read('index.html')).toString()).toBe('<p>b');
   });
@@ -172,7 +172,7 @@ describe('pass replay', () => {
     const newPage = `${ran.get('new.html').outputKey}-bytes`;
     entries.set(newPage, Buffer.from('<title>other</title>'));
     const damaged = await Site.read(input);
-    await replay(damaged, /** @type {import('../src/pass-memo.js').PassRecord} */ (await passMemo.recall('pass', damaged)));
+    await replay(damaged, /** @type {import('../src/build/pass-memo.js').PassRecord} */ (await passMemo.recall('pass', damaged)));
     await expect(damaged.parsePending()).rejects.toBeInstanceOf(ReplayBytesLost);
     entries.delete(newPage);
     expect(await passMemo.recall('pass', await Site.read(input))).toBeUndefined();

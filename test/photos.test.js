@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { ssimulacra2 } from '../src/images/ssimulacra2.js';
 import { ENCODE, photo, webpKind } from '../src/images/jobs/photo.js';
 import photosPass from '../src/passes/photos.js';

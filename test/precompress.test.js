@@ -4,8 +4,8 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
-import { MARKER } from '../src/output.js';
+import { build } from '../src/build/pipeline.js';
+import { MARKER } from '../src/build/output.js';
 import { isCompressible } from '../src/compress/encodings.js';
 import { gzip } from '../src/compress/gzip.js';
 import { zstdAvailable } from '../src/compress/zstd.js';
@@ -18,7 +18,7 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 2, 3]);
 
 /**
  * Bytes by encoding from the pass's metrics.
- * @param {import('../src/pipeline.js').PassReport} report
+ * @param {import('../src/build/pipeline.js').PassReport} report
  */
 function byEncoding(report) {
   /** @type {Record<string, { files: number, before: number, after: number }>} */
@@ -32,12 +32,12 @@ function byEncoding(report) {
   return totals;
 }
 
-/** @param {import('../src/summary.js').BuildSummary} summary */
-const precompressReport = (summary) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'precompress'));
+/** @param {import('../src/build/summary.js').BuildSummary} summary */
+const precompressReport = (summary) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'precompress'));
 
 describe.each(FIXTURES)('precompress on fixtures/%s', (name) => {
   const input = path.resolve('fixtures', name);
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** @type {string} */
   let out;
@@ -127,7 +127,7 @@ describe('precompress on awkward input', () => {
   let input;
   /** @type {string} */
   let out;
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   /** @type {Map<string, Buffer>} */
   let tree;

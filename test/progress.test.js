@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { createProgress, timeLeft } from '../src/progress.js';
+import { createProgress, timeLeft } from '../src/build/progress.js';
 import { tempDir } from './helpers/tmp.js';
 
 const run = promisify(execFile);
@@ -28,7 +28,7 @@ const CHECKING = { n: 2, of: 2, label: 'checking' };
 
 /**
  * A pass with two sub-phases of 100 items, and when each event comes (ms).
- * @type {[number, import('../src/progress.js').ProgressEvent][]}
+ * @type {[number, import('../src/build/progress.js').ProgressEvent][]}
  */
 const TIMED = [
   [0, { phase: 'text-images', message: 'images of text' }],
@@ -44,7 +44,7 @@ const TIMED = [
   [18000, { phase: 'write', message: 'writing out' }],
 ];
 
-/** Plays TIMED on a progress at its times. @param {(options: { now: () => number }) => import('../src/progress.js').Progress} make */
+/** Plays TIMED on a progress at its times. @param {(options: { now: () => number }) => import('../src/build/progress.js').Progress} make */
 function play(make) {
   let clock = 0;
   const progress = make({ now: () => clock });
@@ -112,7 +112,7 @@ describe('progress', () => {
   });
 
   it('keeps the line within the terminal\'s columns: the message is cut first, then the bar narrows or goes, then the line is cut', () => {
-    const draw = (/** @type {number} */ columns, /** @type {import('../src/progress.js').ProgressEvent} */ event) => {
+    const draw = (/** @type {number} */ columns, /** @type {import('../src/build/progress.js').ProgressEvent} */ event) => {
       const { stream, writes } = recorder(true, columns);
       createProgress({ stream, ci: false }).onProgress(event);
       return writes;

@@ -12,7 +12,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { CONFIG_FILES } from '../src/configs/index.js';
 import { STRATEGIES, loadPage } from '../src/loader/client.js';
 import { startServer as startOwnServer } from '../src/loader/server.js';

@@ -5,8 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { createRequire } from 'node:module';
 import { ReferenceTable, StringTable, isFoundTable, packFound, unpackFound } from '../src/site/reference-table.js';
 import { Site } from '../src/site/site.js';
-import { build } from '../src/pipeline.js';
-import { SUMMARY_REFERENCE_LIMIT } from '../src/summary.js';
+import { build } from '../src/build/pipeline.js';
+import { SUMMARY_REFERENCE_LIMIT } from '../src/build/summary.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 const require = createRequire(import.meta.url);
 

@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { change, compareSites, headline, REPORT_NETWORKS } from '../src/report/compare.js';
 import { PAGES_OPEN, renderHtmlReport, TOP_PAGES } from '../src/report/html.js';
 import { chromiumTest, launchChromium, offlinePage, screenshot } from './helpers/chromium.js';
@@ -94,7 +94,7 @@ function synthetic(count) {
     headline: headline(savings, pages.length, pages.length, 'gzip'),
   };
   const gifs = Array.from({ length: 2400 }, (_, i) => `images/s${i % 7}/pic-${i}.gif`);
-  /** @param {string} name @returns {import('../src/pass.js').Decision[]} */
+  /** @param {string} name @returns {import('../src/build/pass.js').Decision[]} */
   const decisions = (name) => {
     if (name === 'gif-to-png') return gifs.map((file, i) => (i % 8 === 0 ? { file, action: 'skipped', reason: 'no page or style sheet refers to it' } : i % 5 === 0 ? { file, action: 'kept', reason: `the PNG is larger (${1000 + i} B against ${900 + i} B)` } : { file, action: 'changed', reason: `→ ${file.replace('.gif', '.png')}: ${2000 + i} → ${1500 + i} B` }));
     if (name === 'text-images') return gifs.slice(0, 1500).map((file, i) => (i % 3 === 0 ? { file, action: 'kept', reason: `not text: ${i} of 10710 pixels are neither background, ink nor between them` } : i % 3 === 1 ? { file, action: 'kept', reason: `larger than 32 KB, the most a text image may be (${40000 + i} B)`, score: 0.5 } : { file, action: 'changed', reason: 'text on a flat background', score: 0.97 }));
@@ -109,7 +109,7 @@ function synthetic(count) {
     bytesBefore: i % 3 === 0 ? 12345678 : 0, bytesAfter: i % 3 === 0 ? 9876543 : 0, referencesRewritten: i * 100, requestsRemoved: i === 0 ? 1200 : 0,
     decisions: decisions(name), ms: 1000 * i + 17,
   }));
-  /** @type {[string, import('../src/messages.js').Severity, number, (i: number) => string][]} */
+  /** @type {[string, import('../src/build/messages.js').Severity, number, (i: number) => string][]} */
   const codes = [
     ['reference-missing', 'warning', 180, (i) => `img "images/missing-${i}.gif" points at a file that does not exist`],
     ['markup-repaired', 'info', 250, (i) => `an end tag </p> with no open element (line ${i})`],
@@ -118,7 +118,7 @@ function synthetic(count) {
   ];
   const warnings = codes.flatMap(([code, severity, n, message]) => Array.from({ length: n }, (_, i) => ({ file: pages[i % pages.length].slice(1), code, severity, message: message(i) })));
   const sum = (/** @type {(f: typeof figures[number]) => number} */ of) => figures.reduce((n, f) => n + of(f), 0);
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   const summary = {
     tool: 'pagediet', version: '0.1.0', input: '/srv/www/example-site', output: '/srv/www/example-site-pagediet', ms: 754321,
     totals: {
@@ -255,7 +255,7 @@ function changeText(c, unit) {
 describe('the HTML report laid out in Chromium', () => {
   /** @type {string} */
   let dir;
-  /** @type {Record<'microscape' | 'many' | 'large', { file: string, report: import('../src/report/compare.js').ReportData, summary: import('../src/summary.js').BuildSummary }>} */
+  /** @type {Record<'microscape' | 'many' | 'large', { file: string, report: import('../src/report/compare.js').ReportData, summary: import('../src/build/summary.js').BuildSummary }>} */
   const reports = /** @type {any} */ ({});
   /** @type {import('playwright-core').Browser | undefined} */
   let browser;

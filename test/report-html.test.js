@@ -15,8 +15,8 @@ const EVIL = 'images/<script>alert(1)</script>&"x\'.gif';
 
 /**
  * A build summary shaped like the one a build that made the "after" site would return.
- * @param {Partial<import('../src/pipeline.js').PassReport>[]} passes
- * @returns {import('../src/summary.js').BuildSummary}
+ * @param {Partial<import('../src/build/pipeline.js').PassReport>[]} passes
+ * @returns {import('../src/build/summary.js').BuildSummary}
  */
 function buildSummary(passes) {
   return {

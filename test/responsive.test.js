@@ -8,7 +8,7 @@ import { chromiumTest, launchChromium, offlinePage, screenshot } from './helpers
 import { candidateWidths, sizesAttribute, sizesEntries, srcsetAttribute } from '../src/images/responsive.js';
 import { sizesWidth } from '../src/site/image-choice.js';
 import { viewportsOf } from '../src/images/layout.js';
-import { pageRequests } from '../src/requests.js';
+import { pageRequests } from '../src/site/page-requests.js';
 import { Site } from '../src/site/site.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 

@@ -10,13 +10,13 @@ import path from 'node:path';
 import { SourceMapConsumer } from '@jridgewell/source-map';
 import { minify } from 'terser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { formatBuildSummary } from '../src/report/build-text.js';
 import { chromiumMissing, chromiumTest, launchChromium } from './helpers/chromium.js';
 import { readTree, tempDir, writeTree } from './helpers/tmp.js';
 
-/** @param {import('../src/summary.js').BuildSummary} summary */
-const scriptsReport = (summary) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'scripts'));
+/** @param {import('../src/build/summary.js').BuildSummary} summary */
+const scriptsReport = (summary) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'scripts'));
 
 const INDEX = `<!doctype html>
 <html lang="en">
@@ -148,7 +148,7 @@ describe('scripts on a site of every case', () => {
   let input;
   /** @type {string} */
   let out;
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   beforeAll(async () => {
     input = await writeSite();

@@ -2,9 +2,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
-import { MARKER } from '../src/output.js';
-import { parseShard, shardOf } from '../src/shard.js';
+import { build } from '../src/build/pipeline.js';
+import { MARKER } from '../src/build/output.js';
+import { parseShard, shardOf } from '../src/build/shard.js';
 import { readSiteFiles, serverConfig } from '../src/configs/index.js';
 import { generateSite } from '../bench/generate-site.js';
 import { tempDir, readTree } from './helpers/tmp.js';
@@ -24,7 +24,7 @@ describe('--shard', () => {
     const second = await build({ ...common, output: shardedDir, shard: { index: 2, count: 2 } });
 
     // Each shard built some pages and not all; together, all.
-    const pagesOf = (/** @type {import('../src/summary.js').BuildSummary} */ s) => s.pages.map((p) => p.path);
+    const pagesOf = (/** @type {import('../src/build/summary.js').BuildSummary} */ s) => s.pages.map((p) => p.path);
     expect(pagesOf(first).length).toBeGreaterThan(0);
     expect(pagesOf(second).length).toBeGreaterThan(0);
     expect([...pagesOf(first), ...pagesOf(second)].sort()).toEqual(pagesOf(full).sort());

@@ -3,7 +3,7 @@
 // by reason with their counts and three examples, information counted and
 // never listed unless --verbose.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { formatBuildSummary, SUMMARY_LINES } from '../src/report/build-text.js';
 import { groupDecisions, groupMessages } from '../src/report/groups.js';
 import { change, headline, REPORT_NETWORKS } from '../src/report/compare.js';
@@ -14,7 +14,7 @@ const PAGES = 120;
 const UNUSED_GIFS = 40;
 const name = (/** @type {number} */ i) => `page-${String(i).padStart(3, '0')}.html`;
 
-/** @type {import('../src/summary.js').BuildSummary} */
+/** @type {import('../src/build/summary.js').BuildSummary} */
 let summary;
 
 beforeAll(async () => {
@@ -137,7 +137,7 @@ describe('groups', () => {
   });
 
   it('put errors before warnings before information, the largest group first', () => {
-    const m = (/** @type {string} */ code, /** @type {import('../src/messages.js').Severity} */ severity) => ({ file: 'x', code, severity, message: code });
+    const m = (/** @type {string} */ code, /** @type {import('../src/build/messages.js').Severity} */ severity) => ({ file: 'x', code, severity, message: code });
     const groups = groupMessages([m('markup-repaired', 'info'), m('reference-missing', 'warning'), m('css-csso-failed', 'error'), m('markup-repaired', 'info'), m('empty-file', 'warning'), m('empty-file', 'warning')]);
     expect(groups.map((g) => [g.severity, g.code, g.members.length])).toEqual([
       ['error', 'css-csso-failed', 1], ['warning', 'empty-file', 2], ['warning', 'reference-missing', 1], ['info', 'markup-repaired', 2],

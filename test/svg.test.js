@@ -6,13 +6,13 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { optimize } from 'svgo';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { svgRefusal } from '../src/svg/checks.js';
 import { chromiumMissing, chromiumTest, launchChromium, settledScreenshot } from './helpers/chromium.js';
 import { tempDir, writeTree } from './helpers/tmp.js';
 
-/** @param {import('../src/summary.js').BuildSummary} summary */
-const svgReport = (summary) => /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'svg'));
+/** @param {import('../src/build/summary.js').BuildSummary} summary */
+const svgReport = (summary) => /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'svg'));
 
 const STAR = `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 <!-- Created with Inkscape (http://www.inkscape.org/) -->
@@ -113,7 +113,7 @@ describe('svg on a small site', () => {
   let out;
   /** @type {string} */
   let secretDir;
-  /** @type {import('../src/summary.js').BuildSummary} */
+  /** @type {import('../src/build/summary.js').BuildSummary} */
   let summary;
   const missing = '/nonexistent/pagediet-svg-test/missing-entity.txt';
   beforeAll(async () => {

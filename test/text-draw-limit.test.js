@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { TEXT_FACES, TextDrawError, drawAlone, renderTexts } from '../src/text-images/estimate.js';
 import { makeBigTitles } from '../scripts/fixtures/big-titles.js';
 import { chromiumTest } from './helpers/chromium.js';
@@ -44,7 +44,7 @@ describe('a site of large title images', () => {
   chromiumTest('builds: the titles are replaced, the one too wide to draw is kept with one warning', async () => {
     const output = path.join(await tempDir(), 'out');
     const summary = await build({ input, output, only: ['text-images'], cache: false, configs: false });
-    const pass = /** @type {import('../src/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'text-images'));
+    const pass = /** @type {import('../src/build/pipeline.js').PassReport} */ (summary.passes.find((p) => p.name === 'text-images'));
     const actions = Object.fromEntries(pass.decisions.map((d) => [d.file, d.action]));
     expect(actions).toEqual({
       'img/welcome.png': 'changed',

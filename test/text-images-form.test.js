@@ -10,7 +10,7 @@ import path from 'node:path';
 import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { pageImages } from '../src/text-images/elements.js';
 import { contentDeclarations, imageButtonMarkup } from '../src/text-images/markup.js';
 import { startServer } from '../src/loader/server.js';

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import fs from 'node:fs/promises';
 import sharp from 'sharp';
 import { describe, expect } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { pictureSimilarity } from '../src/text-images/pixels.js';
 import { startServer } from '../src/loader/server.js';
 import { chromiumTest, launchChromium, screenshot } from './helpers/chromium.js';

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { POOL_WORTHWHILE_BYTES } from '../src/util/pool.js';
 import { Site } from '../src/site/site.js';
 import { tempDir, writeTree } from './helpers/tmp.js';

@@ -8,7 +8,7 @@ import fs from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { build } from '../src/pipeline.js';
+import { build } from '../src/build/pipeline.js';
 import { layoutDeclarations, htmlText, contentDeclarations } from '../src/text-images/markup.js';
 import { classifyPixels } from '../src/text-images/classify.js';
 import { FAMILIES } from '../src/text-images/estimate.js';

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Site } from '../src/site/site.js';
-import { MARKER } from '../src/output.js';
+import { MARKER } from '../src/build/output.js';
 import { decodeGif } from '../src/images/gif.js';
 import { isFingerprinted } from '../src/configs/shared.js';
 import { hashPrefix } from '../src/passes/hash-names.js';

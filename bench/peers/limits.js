@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { has, twoAtATime } from '../tools.js';
 import { readGifStructure } from '../../src/images/gif.js';
 import { isCompressible } from '../../src/compress/encodings.js';
-import { MARKER } from '../../src/output.js';
+import { MARKER } from '../../src/build/output.js';
 import { listFiles } from './chain.js';
 
 const run = promisify(execFile);

@@ -7,7 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import nodeModule from 'node:module';
 import { pathToFileURL } from 'node:url';
-import { UserError } from '../errors.js';
+import { UserError } from '../build/errors.js';
 import { resolveWithin } from './config-resolve.js';
 import { PASSES } from '../passes/index.js';
 import { boolean, list, oneOf, text, wholeNumber } from '../options/kinds.js';

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { VERSION } from '../summary.js';
+import { VERSION } from '../build/summary.js';
 import { launchBrowser, NoBrowserError } from '../browser/launch.js';
 import { findBrowsers } from '../browser/discovery.js';
 import { browserCacheDir } from '../browser/embedded.js';

@@ -10,9 +10,9 @@ import { STRATEGIES, VISITS } from '../loader/client.js';
 import { networkProfile, NETWORKS } from '../loader/networks.js';
 import { compareSites, defaultPages, REPORT_NETWORKS, REPORT_SAMPLE } from '../report/compare.js';
 import { formatReport, formatRuns } from '../report/table.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../build/errors.js';
 import { checkTargets, collect, count, list } from './option-values.js';
-import { missingPages } from '../preflight.js';
+import { missingPages } from '../build/preflight.js';
 import { parseDuration } from '../util/duration.js';
 
 /**

@@ -7,20 +7,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { build } from '../pipeline.js';
+import { build } from '../build/pipeline.js';
 import { COMMAND_LINE_ONLY, COMMAND_OPTIONS, loadConfig } from './config-file.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../build/errors.js';
 import { checkTargets } from './option-values.js';
 import { BUILD_OPTIONS, checkOptions, flagName, optionTable } from '../options/table.js';
 import { boolean, folderOrOff } from '../options/kinds.js';
-import { VERSION } from '../summary.js';
+import { VERSION } from '../build/summary.js';
 import { PASSES } from '../passes/index.js';
 import { formatBuildSummary } from '../report/build-text.js';
 import { formatReport } from '../report/table.js';
 import { compareSites, REPORT_NETWORKS } from '../report/compare.js';
 import { addLoaderCommands } from './loader-commands.js';
 import { writeFileAtomic } from '../util/atomic.js';
-import { createProgress } from '../progress.js';
+import { createProgress } from '../build/progress.js';
 import { renderHtmlReport } from '../report/html.js';
 import { exitOnSignal } from '../util/signals.js';
 import { durationSeconds } from '../util/duration.js';
@@ -201,7 +201,7 @@ function addOptions(command, entries) {
  * The options that name files, resolved against the working directory.
  * @param {Record<string, unknown>} options
  * @param {string} cwd
- * @param {readonly import('../pass.js').AnyPass[]} passes
+ * @param {readonly import('../build/pass.js').AnyPass[]} passes
  */
 function resolvePaths(options, cwd, passes) {
   const resolved = { ...options };
@@ -231,7 +231,7 @@ function merge(config, flags, typed) {
  * Builds, then (unless --no-report) loads the input and the output with the
  * robot and prints what the build saved.
  * @param {Io} sys
- * @param {import('../pipeline.js').BuildOptions & { json?: boolean, quiet?: boolean, report?: boolean, network?: string[], html?: string, config?: string, out?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} opts
+ * @param {import('../build/pipeline.js').BuildOptions & { json?: boolean, quiet?: boolean, report?: boolean, network?: string[], html?: string, config?: string, out?: string, sample?: number, verbose?: boolean, baseline?: 'gzip' | 'raw' }} opts
  */
 async function runBuild(sys, opts) {
   const stopListening = exitOnSignal();
@@ -266,7 +266,7 @@ async function buildAndReport(sys, opts) {
  * Writes the HTML report atomically.
  * @param {import('../report/compare.js').ReportData} report
  * @param {string} file
- * @param {import('../summary.js').BuildSummary} [summary]
+ * @param {import('../build/summary.js').BuildSummary} [summary]
  */
 async function writeHtmlReport(report, file, summary) {
   await writeFileAtomic(file, renderHtmlReport(report, summary));

@@ -3,8 +3,8 @@
  */
 import path from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { UserError } from '../errors.js';
-import { fileProblem, folderProblem, networkNames, unknownNetworks } from '../preflight.js';
+import { UserError } from '../build/errors.js';
+import { fileProblem, folderProblem, networkNames, unknownNetworks } from '../build/preflight.js';
 
 /** A comma-separated list. @param {string} value */
 export const list = (value) => value.split(',').map((s) => s.trim()).filter(Boolean);

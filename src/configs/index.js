@@ -6,7 +6,7 @@
 import { isAscii } from 'node:buffer';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { UserError } from '../errors.js';
+import { UserError } from '../build/errors.js';
 import { detectHtmlCharset } from '../site/charset.js';
 import { isInside, realish, walkSite } from '../site/walk.js';
 import { forEachOrdered } from '../util/ordered.js';

@@ -4,7 +4,7 @@
  * pages (always revalidated), the cache headers, the charset of text types,
  * and the comment each file starts with.
  */
-import { VERSION } from '../summary.js';
+import { VERSION } from '../build/summary.js';
 import { COMPRESSIBLE_EXTENSIONS, SIDECAR_EXTENSIONS } from '../compress/encodings.js';
 
 /** For fingerprinted names: a year, never revalidated. */

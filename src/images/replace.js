@@ -25,7 +25,7 @@ export function imageJobOptions({ lossy, quality, zopfliIterations, maxPixels })
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../pipeline.js').PassContext} PassContext
+ * @typedef {import('../build/pipeline.js').PassContext} PassContext
  * @typedef {import('./jobs/results.js').ImageResult} ImageResult
  */
 

@@ -25,7 +25,7 @@ import { ResponseParser } from './http1-parser.js';
 import { FrameCounter } from './h2-frames.js';
 import { discoverSubresources } from './discover.js';
 import { cacheDecision, isStorable, updatedBy304, varyingFields } from './freshness.js';
-import { VERSION } from '../summary.js';
+import { VERSION } from '../build/summary.js';
 
 /**
  * @typedef {'http1.0' | 'http1.1' | 'pipelined' | 'h2'} Strategy

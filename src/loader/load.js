@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs/promises';
 import { startServer } from './server.js';
-import { UserError } from '../errors.js';
-import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
+import { UserError } from '../build/errors.js';
+import { missingPages, networkNames, unknownNetworks } from '../build/preflight.js';
 import { DEFAULT_BETWEEN_VISITS, loadPage, STRATEGIES, VISITS } from './client.js';
 import { model, planFromTrace } from './model.js';
 import { networkProfile } from './networks.js';

@@ -1,5 +1,5 @@
 /**
- * The worker-pool job of the html-case pass (src/jobs.js): one page's tag and
+ * The worker-pool job of the html-case pass (src/build/jobs.js): one page's tag and
  * attribute names lowered, and its compressed sizes before and after. A pure
  * function of the page's bytes, charset and type: pages are lowered on every
  * core at once, and a second build takes each from the cache.

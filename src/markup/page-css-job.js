@@ -1,5 +1,5 @@
 /**
- * The worker-pool job of the css pass (src/jobs.js) for one page: its
+ * The worker-pool job of the css pass (src/build/jobs.js) for one page: its
  * <style> blocks and style attributes minified (page-css.js). A pure
  * function of the page's bytes, charset and type.
  */

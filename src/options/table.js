@@ -9,9 +9,9 @@
  * one place.
  */
 import { DEFAULT_JOB_TIMEOUT_S } from '../util/pool.js';
-import { UserError } from '../errors.js';
+import { UserError } from '../build/errors.js';
 import { boolean, duration, list, text, wholeNumber } from './kinds.js';
-import { parseShard } from '../shard.js';
+import { parseShard } from '../build/shard.js';
 import { DEFAULT_CACHE_LIMIT } from '../util/cache.js';
 
 /**
@@ -58,7 +58,7 @@ export function optional(kind, doc, extra = {}) {
   return { kind, default: undefined, doc, ...extra };
 }
 
-/** @type {import('./kinds.js').OptionKind<import('../shard.js').Shard>} */
+/** @type {import('./kinds.js').OptionKind<import('../build/shard.js').Shard>} */
 const shardKind = {
   name: 'shard',
   expected: 'an { index, count } pair with 1 <= index <= count',
@@ -97,7 +97,7 @@ export function enablingKey(pass) {
 
 /**
  * Every option of a build with these passes, by key, in the order they are declared.
- * @param {readonly import('../pass.js').AnyPass[]} passes
+ * @param {readonly import('../build/pass.js').AnyPass[]} passes
  * @returns {Map<string, TableEntry>}
  */
 export function optionTable(passes) {
@@ -120,7 +120,7 @@ export function optionTable(passes) {
 
 /**
  * A pass's own options, each given or its default.
- * @param {import('../pass.js').AnyPass} pass
+ * @param {import('../build/pass.js').AnyPass} pass
  * @param {Record<string, unknown>} options the build's
  * @returns {Record<string, any>}
  */
@@ -133,7 +133,7 @@ export function resolvePassOptions(pass, options) {
 
 /**
  * Whether a pass runs: its selection by only/skip, and for a pass off by default, its enabling option.
- * @param {import('../pass.js').AnyPass} pass
+ * @param {import('../build/pass.js').AnyPass} pass
  * @param {{ only?: string[], skip?: string[] } & Record<string, unknown>} options
  */
 export function passSelected(pass, options) {
@@ -147,7 +147,7 @@ export function passSelected(pass, options) {
  * value of the wrong kind is one line, naming the option as the caller
  * spells it.
  * @param {Record<string, unknown>} options
- * @param {readonly import('../pass.js').AnyPass[]} passes
+ * @param {readonly import('../build/pass.js').AnyPass[]} passes
  * @param {{ where: string, extra?: OptionDefinitions, name?: (key: string) => string }} how where: what the line starts with;
  *   extra: options of the caller's that are not in the table (a command's --out); name: how an option is shown
  */

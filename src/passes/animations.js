@@ -22,7 +22,7 @@ const options = {
   prune,
 };
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'animations',
   description: 'animated GIFs to APNG or animated WebP, frame for frame',

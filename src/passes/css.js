@@ -18,14 +18,14 @@ import { forEachOrdered } from '../util/ordered.js';
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../pipeline.js').PassContext} PassContext
+ * @typedef {import('../build/pipeline.js').PassContext} PassContext
  * @typedef {import('../markup/page-css-job.js').PageCssJobResult} PageCssJobResult
  */
 
 /** Codes of CSS pagediet keeps because it is broken or csso would damage it: warned about. Others are only decisions. */
 const WARNED = new Set(['css-invalid', 'css-csso-failed', 'css-would-lose']);
 
-/** @type {import('../pass.js').Pass} */
+/** @type {import('../build/pass.js').Pass} */
 export default {
   name: 'css',
   description: 'style sheets, <style> blocks and style attributes minified with csso',

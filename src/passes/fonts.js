@@ -35,7 +35,7 @@ import { drawsAlike } from '../fonts/same-drawing.js';
  * @typedef {import('../fonts/site-faces.js').SiteFace} SiteFace
  * @typedef {import('../fonts/site-faces.js').DocumentFaces} DocumentFaces
  * @typedef {import('../fonts/jobs.js').Woff2Result} Woff2Result
- * @typedef {import('../pass.js').PassContext<{ subsetFonts: boolean, browser: string | undefined }>} Context
+ * @typedef {import('../build/pass.js').PassContext<{ subsetFonts: boolean, browser: string | undefined }>} Context
  *
  * @typedef {object} Converted a face given a WOFF2
  * @property {string} document
@@ -59,7 +59,7 @@ const WOFF2_FORMATS = new Set(['woff2', 'woff2-variations']);
 const FONT_SERVICES = new Set(['fonts.googleapis.com', 'fonts.gstatic.com', 'fonts.bunny.net', 'use.typekit.net', 'p.typekit.net', 'use.fontawesome.com', 'fonts.cdnfonts.com', 'api.fontshare.com', 'fast.fonts.net']);
 const REMOTE_SHOWN = 5;
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'fonts',
   description: 'web fonts given a lossless WOFF2 first in their @font-face src; with --subset-fonts, a subset of the characters pages show, the full font kept for the rest',

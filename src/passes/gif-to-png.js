@@ -16,7 +16,7 @@ import { namedInScripts } from '../site/script-names.js';
 
 const options = { ...IMAGE_JOB_OPTIONS, prune };
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'gif-to-png',
   description: 'static GIFs to smaller, pixel-identical PNGs',

@@ -30,7 +30,7 @@ import { namedInScripts } from '../site/script-names.js';
  * @typedef {import('../site/site.js').SiteFile} SiteFile
  * @typedef {import('../site/site.js').Reference} Reference
  * @typedef {import('../site/reference-kinds.js').ReferenceKind} ReferenceKind
- * @typedef {import('../pass.js').PassContext<{ prune: boolean }>} Context
+ * @typedef {import('../build/pass.js').PassContext<{ prune: boolean }>} Context
  */
 
 const options = { prune };
@@ -51,7 +51,7 @@ export const MIN_HASH_DIGITS = 8;
 /** Names browsers and other clients ask for at the root of a site without any reference: --prune keeps them. */
 const WELL_KNOWN = /^(?:favicon\.ico|apple-touch-icon(?:-precomposed)?\.png)$/;
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'hash-names',
   description: 'every file pages and style sheets load given a name with its content hash, and its references pointed at it',

@@ -20,7 +20,7 @@ const options = {
   htmlCaseBrotli: option(boolean, false, 'html-case also measures each changed page\'s brotli (quality 11) size before and after: 50 to 100 ms of CPU per 42 KB page'),
 };
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'html-case',
   description: 'tag and attribute names to lower case, nothing else touched',

@@ -51,7 +51,7 @@ const LARGE_IMAGE_PIXELS = 100_000;
  * @typedef {import('../site/site.js').Reference} Reference
  */
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'image-markup',
   description: '<img> width and height, decoding, lazy loading below the first view, and what the first view needs fetched first (fetchpriority on the largest contentful paint, a preload for a CSS background one and for the web fonts of the first view), from the layout Chromium measures',

@@ -4,7 +4,7 @@
  * replaced before images are converted (no work on images that go away),
  * images before markup (references are rewritten first), content-hashed
  * names once every subresource's bytes are final, and precompression last,
- * on final bytes. A pass is a module that exports a Pass (src/pass.js).
+ * on final bytes. A pass is a module that exports a Pass (src/build/pass.js).
  */
 
 /** The pass modules, in run order. */
@@ -27,10 +27,10 @@ const MODULES = [
 
 const loaded = await Promise.all(MODULES.map(async (name) => {
   const url = new URL(`./${name}.js`, import.meta.url);
-  return { pass: /** @type {import('../pass.js').AnyPass} */ ((await import(url.href)).default), url };
+  return { pass: /** @type {import('../build/pass.js').AnyPass} */ ((await import(url.href)).default), url };
 }));
 
-/** @type {readonly import('../pass.js').AnyPass[]} pagediet's passes, in run order */
+/** @type {readonly import('../build/pass.js').AnyPass[]} pagediet's passes, in run order */
 export const PASSES = loaded.map(({ pass }) => pass);
 
 /** The names of pagediet's passes, in run order. */
@@ -41,7 +41,7 @@ const CODE = new Map(loaded.map(({ pass, url }) => [pass, url]));
 /**
  * The module of one of pagediet's passes (its code is fingerprinted for the
  * cache); null for a pass given from outside.
- * @param {import('../pass.js').AnyPass} pass
+ * @param {import('../build/pass.js').AnyPass} pass
  */
 export function passCode(pass) {
   return CODE.get(pass) ?? null;

@@ -12,7 +12,7 @@ import { decodeBytes } from '../site/charset.js';
 import { SHOWS_WHITESPACE, minifyHtmlEdits } from '../markup/minify-html.js';
 import { xmlReason } from '../markup/names.js';
 
-/** @type {import('../pass.js').Pass} */
+/** @type {import('../build/pass.js').Pass} */
 export default {
   name: 'minify-html',
   description: 'comments and whitespace that cannot render removed (off by default)',

@@ -20,7 +20,7 @@ import { NAMED_IN_SCRIPT, addReplacement, eachImageResult, imagesOfType, wrapInP
 import { namedInScripts } from '../site/script-names.js';
 import { offerInCss, offerWidthsInCss, offerWidthsInStyleAttributes } from '../images/image-set.js';
 import { shownSize } from '../images/size.js';
-import { pageRequests } from '../requests.js';
+import { pageRequests } from '../site/page-requests.js';
 import { browser, maxPixels, prune } from '../images/options.js';
 import { PageFailed } from '../browser/page-failed.js';
 import { imagesByKey, layoutDifference, layoutTabs, siteLayouts } from '../images/layout.js';
@@ -49,7 +49,7 @@ const EXTENSION = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'avif', we
 
 const NAME = /** @type {Record<PhotoFormat, string>} */ ({ avif: 'AVIF', webp: 'WebP', jpeg: 'JPEG' });
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'photos',
   description: 'JPEG, lossy WebP and AVIF photographs re-encoded as AVIF, WebP and mozjpeg where SSIMULACRA 2 scores them visually identical, in the widths the layout draws them at, offered through <picture> and srcset',
@@ -207,7 +207,7 @@ function drawnImages(site, paths) {
  * Starts a browser and measures every page that draws one of the photos in
  * an <img>; null, with a warning, when no browser starts.
  * @param {import('../site/site.js').Site} site
- * @param {import('../pass.js').PassContext<any>} ctx
+ * @param {import('../build/pass.js').PassContext<any>} ctx
  * @param {import('../site/site.js').SiteFile[]} photos
  * @returns {Promise<Layouts | null>}
  */
@@ -253,7 +253,7 @@ async function openLayouts(site, ctx, photos) {
  * as they are (their sizes and the proof that no box moved need every page
  * that draws them), with a warning for each such page.
  * @param {import('../site/site.js').Site} site
- * @param {import('../pass.js').PassContext<any>} ctx
+ * @param {import('../build/pass.js').PassContext<any>} ctx
  * @param {import('../site/site.js').SiteFile[]} photos
  * @param {Map<string, string>} failed page → why it could not be measured
  */
@@ -296,7 +296,7 @@ function elementsDrawing(measured, photo) {
  * Adds a photo's variants to the site and points every reference that
  * draws it at the fallback.
  * @param {import('../site/site.js').Site} site
- * @param {import('../pass.js').PassContext<any>} ctx
+ * @param {import('../build/pass.js').PassContext<any>} ctx
  * @param {import('../site/site.js').SiteFile} original
  * @param {import('../images/jobs/photo.js').PhotoConverted} result
  * @returns {Promise<PlacedPhoto>}

@@ -11,7 +11,7 @@ import { IMAGE_JOB_OPTIONS } from '../images/options.js';
 
 const options = IMAGE_JOB_OPTIONS;
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'png',
   description: 'PNGs re-encoded losslessly, smaller or left as they are',

@@ -32,7 +32,7 @@ const options = {
   configs: optional(folderOrOff, 'where the server configs go (default: <output>-configs/, beside the output, never inside it); --no-configs writes none'),
 };
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'precompress',
   description: 'text files precompressed beside themselves: .br (brotli 11, or --brotli-quality), .gz (libdeflate 12, or zopfli), .zst with --zstd',

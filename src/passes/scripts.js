@@ -26,7 +26,7 @@ import { terserSettings } from '../scripts/terser-settings.js';
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../pass.js').PassContext} PassContext
+ * @typedef {import('../build/pass.js').PassContext} PassContext
  * @typedef {import('../site/edits.js').Edit} Edit
  * @typedef {import('../scripts/page-scripts.js').InlineScript} InlineScript
  * @typedef {import('../scripts/minify-job.js').MinifyScriptResult} MinifyScriptResult
@@ -40,7 +40,7 @@ import { terserSettings } from '../scripts/terser-settings.js';
 /** Files the pass minifies. */
 const SCRIPT_FILE = /\.m?js$/i;
 
-/** @type {import('../pass.js').Pass} */
+/** @type {import('../build/pass.js').Pass} */
 export default {
   name: 'scripts',
   description: 'JavaScript files and inline <script> blocks minified with terser',

@@ -51,7 +51,7 @@ const SCALED_HEIGHTS = [16, 24, 48];
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../pipeline.js').PassContext} PassContext
+ * @typedef {import('../build/pipeline.js').PassContext} PassContext
  * @typedef {import('../svg/optimize.js').SvgJobOptions} SvgJobOptions
  * @typedef {import('../svg/optimize.js').SvgJobResult} SvgJobResult
  * @typedef {import('../svg/optimize.js').SvgShape} SvgShape
@@ -80,7 +80,7 @@ const SCALED_HEIGHTS = [16, 24, 48];
  * @property {(proof: SvgProof) => ProofGroup} build
  */
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'svg',
   description: 'SVG files and inline <svg> through svgo, each result proven pixel-identical in Chromium at 1x and 2x',

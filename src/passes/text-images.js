@@ -49,11 +49,11 @@ const MIN_OCR_CONFIDENCE = 30;
 const CHECKS_PER_THREAD = 32;
 /**
  * The pass's two counts, each over every candidate: reading them (pixels, ALT, OCR, style), then checking their replacements in Chromium.
- * @type {Record<'reading' | 'checking', import('../progress.js').ProgressStep>}
+ * @type {Record<'reading' | 'checking', import('../build/progress.js').ProgressStep>}
  */
 const STEPS = { reading: { n: 1, of: 2, label: 'reading' }, checking: { n: 2, of: 2, label: 'checking' } };
 
-/** @type {import('../pass.js').Pass<typeof options>} */
+/** @type {import('../build/pass.js').Pass<typeof options>} */
 export default {
   name: 'text-images',
   description: 'images of text, symbols, spacers and rules rebuilt as HTML and CSS, checked in Chromium',
@@ -77,7 +77,7 @@ export default {
     // Fitting in Chromium runs in a page per thread, the renders of many fits drawn together; decisions are then taken in the candidates' order.
     const sessions = new RenderSessions(ctx.threads, ctx.browser);
     const checking = limiter(CHECKS_PER_THREAD * ctx.threads);
-    const count = (/** @type {'reading' | 'checking'} */ step, /** @type {number} */ done) => /** @type {import('../progress.js').ProgressCount} */ ({ done, total: candidates.length, step: STEPS[step] });
+    const count = (/** @type {'reading' | 'checking'} */ step, /** @type {number} */ done) => /** @type {import('../build/progress.js').ProgressCount} */ ({ done, total: candidates.length, step: STEPS[step] });
     try {
       // The plans (classification, style, OCR) all at once: the pool runs one per core.
       let planned = 0;

@@ -8,7 +8,7 @@
  *   import pagediet from 'pagediet/astro';
  *   export default defineConfig({ integrations: [pagediet()] });
  *
- * Options are `optimize()`'s (src/pipeline.js BuildOptions) without `input`
+ * Options are `optimize()`'s (src/build/pipeline.js BuildOptions) without `input`
  * and `output`, and `quiet` and `verbose` as the Vite plugin has them
  * (docs/plugins.md). The scripts pass is skipped, as with the Vite plugin:
  * Astro's bundler minified its scripts already; `only` or `skip` choose the
@@ -28,7 +28,7 @@ import { logLines } from './log-lines.js';
 
 /**
  * The integration's options: every option of `optimize()` but `input` and `output`, and its own.
- * @typedef {Omit<import('../pipeline.js').BuildOptions, 'input' | 'output'> & PagedietAstroOwnOptions} PagedietAstroOptions
+ * @typedef {Omit<import('../build/pipeline.js').BuildOptions, 'input' | 'output'> & PagedietAstroOwnOptions} PagedietAstroOptions
  */
 
 /**

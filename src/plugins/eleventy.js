@@ -9,7 +9,7 @@
  *     eleventyConfig.addPlugin(pagediet, { photoScore: 85 });
  *   }
  *
- * Options are `optimize()`'s (src/pipeline.js BuildOptions) without `input`
+ * Options are `optimize()`'s (src/build/pipeline.js BuildOptions) without `input`
  * and `output`, and `quiet` and `verbose` as the Vite plugin has them
  * (docs/plugins.md). Only `eleventy --build` runs are optimized: with
  * `--serve` or `--watch` the dev server serves the folder as Eleventy writes
@@ -29,7 +29,7 @@ import { logLines, yellow } from './log-lines.js';
 
 /**
  * The plugin's options: every option of `optimize()` but `input` and `output`, and the plugin's own.
- * @typedef {Omit<import('../pipeline.js').BuildOptions, 'input' | 'output'> & PagedietEleventyOwnOptions} PagedietEleventyOptions
+ * @typedef {Omit<import('../build/pipeline.js').BuildOptions, 'input' | 'output'> & PagedietEleventyOwnOptions} PagedietEleventyOptions
  */
 
 /**

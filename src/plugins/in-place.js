@@ -9,13 +9,13 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { MARKER } from '../output.js';
+import { MARKER } from '../build/output.js';
 
 /**
  * Builds an optimized copy of a directory beside it and swaps it in: the
  * directory is whole at every moment but for the instant between two renames.
  * @param {string} folder
- * @param {Omit<import('../pipeline.js').BuildOptions, 'input' | 'output'>} options
+ * @param {Omit<import('../build/pipeline.js').BuildOptions, 'input' | 'output'>} options
  */
 export async function optimizeInPlace(folder, options) {
   // Resolved, trailing separators dropped: the sibling folders' names are made by appending to it.
@@ -27,7 +27,7 @@ export async function optimizeInPlace(folder, options) {
     const configs = options.configs ?? `${dir}-configs`;
     // Loaded when the output is written, not with the config: the pass list loads its modules with a top-level
     // await, and a CommonJS project's config require()s the plugin, which Node refuses for such a graph.
-    const { build } = await import('../pipeline.js');
+    const { build } = await import('../build/pipeline.js');
     const summary = await build({ ...options, configs, input: dir, output: built });
     // The marker guards pagediet's own output directories; this one is the generator's, and it would be deployed.
     await fs.rm(path.join(built, MARKER), { force: true });

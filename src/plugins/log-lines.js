@@ -21,7 +21,7 @@ const number = new Intl.NumberFormat('en-US');
  * of messages by severity, then errors and warnings grouped by code (at
  * `warn`). Information is counted, not listed, unless verbose; verbose also
  * lists every decision, changed ones too, and every message under its group.
- * @param {import('../summary.js').BuildSummary} s
+ * @param {import('../build/summary.js').BuildSummary} s
  * @param {{ verbose?: boolean, quiet?: boolean }} [options] quiet: no `info` lines
  * @returns {{ level: 'info' | 'warn', text: string }[]}
  */
@@ -95,7 +95,7 @@ export function plural(n, one) {
 
 /**
  * One line in Vite's style: what the pages load before and after.
- * @param {import('../summary.js').BuildSummary} s
+ * @param {import('../build/summary.js').BuildSummary} s
  */
 export function savingsLine(s) {
   const t = s.totals;

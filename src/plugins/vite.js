@@ -8,7 +8,7 @@
  *   import pagediet from 'pagediet/vite';
  *   export default { plugins: [pagediet()] };
  *
- * Options are `optimize()`'s (see src/pipeline.js BuildOptions), without
+ * Options are `optimize()`'s (see src/build/pipeline.js BuildOptions), without
  * `input` and `output`, and the plugin's own: `quiet`, `verbose` and
  * `inlineImages` (PagedietPluginOptions; docs/vite.md). The server configs go
  * beside the output directory (`dist-configs/` for Vite's default
@@ -47,7 +47,7 @@ import { examples, logLines, plural, yellow } from './log-lines.js';
 /**
  * The plugin's options: every option of `optimize()` but `input` and `output`
  * (src/options/build-options.js), and the plugin's own.
- * @typedef {Omit<import('../pipeline.js').BuildOptions, 'input' | 'output'> & PagedietPluginOwnOptions} PagedietPluginOptions
+ * @typedef {Omit<import('../build/pipeline.js').BuildOptions, 'input' | 'output'> & PagedietPluginOwnOptions} PagedietPluginOptions
  */
 
 /**

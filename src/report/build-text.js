@@ -51,7 +51,7 @@ function plural(n, one, many = `${one}s`) {
  */
 
 /**
- * @param {import('../summary.js').BuildSummary} s
+ * @param {import('../build/summary.js').BuildSummary} s
  * @param {SummaryTextOptions} [options]
  * @returns {string}
  */
@@ -139,7 +139,7 @@ export function formatBuildSummary(s, options = {}) {
 /**
  * Figures a pass measured (html-case: compressed sizes), summed over its
  * files: "gzip 9,890 B -> 9,712 B (-1.8%), brotli ...". --json has each file's.
- * @param {import('../pipeline.js').Metric[]} metrics
+ * @param {import('../build/pipeline.js').Metric[]} metrics
  */
 function metricTotals(metrics) {
   /** @type {Map<string, { before: number, after: number }>} */

@@ -13,9 +13,9 @@ import { loadSite, ON_THE_FLY, isCompressibleType } from '../loader/load.js';
 import { DEFAULT_BETWEEN_VISITS } from '../loader/client.js';
 import { walkSite } from '../site/walk.js';
 import { extensionOf, isHtmlPath, mimeType } from '../site/mime.js';
-import { MARKER } from '../output.js';
-import { UserError } from '../errors.js';
-import { missingPages, networkNames, unknownNetworks } from '../preflight.js';
+import { MARKER } from '../build/output.js';
+import { UserError } from '../build/errors.js';
+import { missingPages, networkNames, unknownNetworks } from '../build/preflight.js';
 
 /**
  * @typedef {import('../loader/load.js').Run} Run

@@ -5,10 +5,10 @@
  * count and a few examples. The terminal's summary shows groups; --json and
  * the HTML report keep every member.
  */
-import { messageCode } from '../messages.js';
+import { messageCode } from '../build/messages.js';
 
 /**
- * @typedef {import('../pass.js').Decision} Decision
+ * @typedef {import('../build/pass.js').Decision} Decision
  * @typedef {import('../site/site.js').Warning} Warning
  *
  * @typedef {object} DecisionGroup
@@ -18,7 +18,7 @@ import { messageCode } from '../messages.js';
  * @property {Decision[]} members in the order they were made
  *
  * @typedef {object} MessageGroup
- * @property {import('../messages.js').Severity} severity
+ * @property {import('../build/messages.js').Severity} severity
  * @property {string} code
  * @property {string} about
  * @property {Warning[]} members in the order they were given

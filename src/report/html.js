@@ -33,7 +33,7 @@ import { FILTER_SCRIPT } from './html-filter.js';
  * @typedef {import('./compare.js').Change} Change
  * @typedef {import('./compare.js').VisitTotals} VisitTotals
  * @typedef {import('../loader/load.js').Run} Run
- * @typedef {import('../summary.js').BuildSummary} BuildSummary
+ * @typedef {import('../build/summary.js').BuildSummary} BuildSummary
  *
  * @typedef {object} Focus what the report is about
  * @property {string} page the first page of the report: its waterfalls
@@ -516,7 +516,7 @@ function decisionsSection(build) {
   return out.join('\n');
 }
 
-/** @param {import('../pass.js').Decision} d */
+/** @param {import('../build/pass.js').Decision} d */
 function decisionItem(d) {
   return `<li data-item>${d.file ? `<code>${esc(d.file)}</code>: ` : ''}${esc(d.reason)}${d.score === undefined ? '' : ` <span class="muted">(score <data value="${d.score}">${esc(DECIMAL.format(d.score))}</data>)</span>`}</li>`;
 }

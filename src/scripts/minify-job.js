@@ -1,5 +1,5 @@
 /**
- * The worker job that minifies one script with terser (src/jobs.js exports
+ * The worker job that minifies one script with terser (src/build/jobs.js exports
  * it): the bytes of a JavaScript file or of an inline <script> block, read in
  * the charset the pass chose, parsed once to tell a module from a classic
  * script and to list its imports, then minified with the settings the pass

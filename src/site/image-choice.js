@@ -1,7 +1,7 @@
 /**
  * Which image of a choice a browser fetches: a <picture>'s sources and its
  * <img>, an <img>'s src and srcset, a CSS image-set()'s entries. The robot (src/loader/discover.js) and
- * the summary's request count (src/requests.js) both go by it.
+ * the summary's request count (src/site/page-requests.js) both go by it.
  */
 
 /** The robot's viewport width in CSS px (a laptop's), at which it reads `sizes`; its device pixel ratio is 1. */

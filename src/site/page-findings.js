@@ -2,7 +2,7 @@
  * What parsing a page finds: its references, its `<base href>`, where its
  * head ends (for a pass that adds to it), and the markup the parser had to
  * repair. A pure function of the page's bytes and
- * charset: the site model runs it in the worker pool (src/jobs.js), pages on
+ * charset: the site model runs it in the worker pool (src/build/jobs.js), pages on
  * every core at once, when the build gives it one, and in its own thread
  * otherwise; either way it is cached by the bytes.
  */

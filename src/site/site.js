@@ -19,7 +19,7 @@ import { forEachOrdered } from '../util/ordered.js';
 import { POOL_WORTHWHILE_BYTES } from '../util/pool.js';
 import { cacheKey } from '../util/cache.js';
 import { codeFingerprint } from '../util/code-fingerprint.js';
-import { messageCode } from '../messages.js';
+import { messageCode } from '../build/messages.js';
 import { fileProblem, headBytesFor, notHtmlReason, referenceCycles, unterminatedComment } from './checks.js';
 
 /**
@@ -48,10 +48,10 @@ import { fileProblem, headBytesFor, notHtmlReason, referenceCycles, unterminated
  * @property {'exact' | 'index' | 'extensionless'} [via]
  * @property {string} [note]
  *
- * @typedef {object} Warning a message of the build: an error, a warning or information (src/messages.js)
+ * @typedef {object} Warning a message of the build: an error, a warning or information (src/build/messages.js)
  * @property {string} file site path, or '' for the whole build
  * @property {string} code short stable identifier, e.g. 'reference-escapes'
- * @property {import('../messages.js').Severity} severity
+ * @property {import('../build/messages.js').Severity} severity
  * @property {string} message one line for people
  *
  * @typedef {object} SiteOptions

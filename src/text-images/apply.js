@@ -15,7 +15,7 @@ import { forEachOrdered } from '../util/ordered.js';
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../pass.js').PassContext<{ textImagesCss: 'inline' | 'file', prune: boolean }>} ApplyContext the pass's context; of its options, these
+ * @typedef {import('../build/pass.js').PassContext<{ textImagesCss: 'inline' | 'file', prune: boolean }>} ApplyContext the pass's context; of its options, these
  * @typedef {import('./plan.js').Plan} Plan
  * @typedef {import('./markup.js').Declaration} Declaration
  * @typedef {import('./uses.js').UseList} UseList

@@ -16,7 +16,7 @@ import { UseList } from './uses.js';
 /**
  * @typedef {import('../site/site.js').Site} Site
  * @typedef {import('../site/site.js').SiteFile} SiteFile
- * @typedef {import('../pass.js').PassContext} PassContext
+ * @typedef {import('../build/pass.js').PassContext} PassContext
  * @typedef {import('./plan.js').Plan} Plan
  * @typedef {import('./elements.js').ImageElement} ImageElement
  * @typedef {import('./markup.js').Declaration} Declaration

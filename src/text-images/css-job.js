@@ -1,5 +1,5 @@
 /**
- * The worker-pool job of the text-images pass (src/jobs.js) for one page:
+ * The worker-pool job of the text-images pass (src/build/jobs.js) for one page:
  * the rules of its replacements minified with csso, which merges the
  * declarations they share. A pure function of the rules' text.
  */

@@ -29,7 +29,7 @@ import { attributeValueRange } from '../site/html-refs.js';
 /** @typedef {{ images: ImageElement[] }} PageImages */
 
 /**
- * pageImages as a worker-pool job (src/jobs.js): pages are parsed on every core at once.
+ * pageImages as a worker-pool job (src/build/jobs.js): pages are parsed on every core at once.
  * @param {{ bytes: Uint8Array, options: { charset: string, bomLength: number } }} input
  * @returns {PageImages}
  */

@@ -80,10 +80,10 @@ function packageVersion(specifier) {
   return name;
 }
 
-const JOBS_MODULE = fileURLToPath(new URL('../jobs.js', import.meta.url));
+const JOBS_MODULE = fileURLToPath(new URL('../build/jobs.js', import.meta.url));
 
 /**
- * The fingerprint of the code of a worker job (src/jobs.js): the module that
+ * The fingerprint of the code of a worker job (src/build/jobs.js): the module that
  * exports it, and what that imports. jobs.js is read, not imported: the main
  * thread never loads the encoders.
  * @param {string} job

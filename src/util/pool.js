@@ -1,7 +1,7 @@
 /**
  * The worker pool for CPU-heavy jobs (image encodes, zopfli): piscina,
  * sized to the machine's cores, so the main thread only plans, reads and
- * writes. Jobs are the named exports of src/jobs.js; their inputs and
+ * writes. Jobs are the named exports of src/build/jobs.js; their inputs and
  * results are structured-cloned (Buffers arrive as Uint8Arrays and are made
  * Buffers again here). Each job has a time limit (docs/reliability.md): past
  * it, its worker is terminated and the job fails with JobStopped.
@@ -11,7 +11,7 @@ import { Piscina } from 'piscina';
 import { limiter } from './ordered.js';
 import { imageErrorReason } from './image-error.js';
 
-const JOBS = new URL('../jobs.js', import.meta.url).href;
+const JOBS = new URL('../build/jobs.js', import.meta.url).href;
 
 /**
  * Default per-job time limit, in seconds: a guard that ends a stuck job, far
@@ -83,7 +83,7 @@ export class WorkerPool {
 
   /**
    * Runs a job in a worker.
-   * @param {string} job the name of an export of src/jobs.js
+   * @param {string} job the name of an export of src/build/jobs.js
    * @param {unknown} input
    * @returns {Promise<any>}
    */

@@ -2,10 +2,10 @@
  * The build summary: what `build --json` prints and `optimize()` returns.
  */
 import { readFileSync } from 'node:fs';
-import { pageWeights } from './requests.js';
-import { REFERENCE_KINDS } from './site/reference-kinds.js';
+import { pageWeights } from '../site/page-requests.js';
+import { REFERENCE_KINDS } from '../site/reference-kinds.js';
 import { messageCode } from './messages.js';
-import { SIDECAR_EXTENSIONS } from './compress/encodings.js';
+import { SIDECAR_EXTENSIONS } from '../compress/encodings.js';
 
 /**
  * Up to this many references, the summary lists every one; a larger site's
@@ -15,7 +15,7 @@ import { SIDECAR_EXTENSIONS } from './compress/encodings.js';
  */
 export const SUMMARY_REFERENCE_LIMIT = 20_000;
 
-export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'))).version;
+export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8'))).version;
 
 /**
  * @typedef {object} BuildSummary
@@ -36,7 +36,7 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  *   SUMMARY_REFERENCE_LIMIT of those that do not resolve (referencesByStatus counts them all)
  * @property {'all' | 'unresolved'} referencesListed which references `references` lists
  * @property {import('./pipeline.js').PassReport[]} passes
- * @property {import('./site/site.js').Warning[]} warnings every message of the build, errors, warnings and information
+ * @property {import('../site/site.js').Warning[]} warnings every message of the build, errors, warnings and information
  * @property {string[]} artifacts files written beside the site that are not part of it: the server configs
  * @property {{ written: number, copied: number, removed: number }} written
  * @property {{ jobs: number, cacheHits: number, passesReplayed: number }} work expensive jobs run, results taken from the
@@ -55,18 +55,18 @@ export const VERSION = /** @type {{ version: string }} */ (JSON.parse(readFileSy
  */
 
 /**
- * @param {import('./site/site.js').Site} site
+ * @param {import('../site/site.js').Site} site
  * @param {{ input: string, output: string, inputBytes: number, requestsBefore: Record<string, number>, pageBytesBefore?: Record<string, number>, passes: import('./pipeline.js').PassReport[], written: { written: number, copied: number, removed: number }, work?: { jobs: number, cacheHits: number, passesReplayed: number }, ms: number }} run
  * @returns {BuildSummary}
  */
 export function summarize(site, run) {
   const files = [...site.files.values()];
   let total = 0;
-  /** @type {import('./site/site.js').Reference[] | null} every reference, until there are too many */
+  /** @type {import('../site/site.js').Reference[] | null} every reference, until there are too many */
   let all = [];
-  /** @type {import('./site/site.js').Reference[]} the first unresolved references, listed when not every one is */
+  /** @type {import('../site/site.js').Reference[]} the first unresolved references, listed when not every one is */
   const unresolved = [];
-  /** @type {import('./site/site.js').Reference[]} unresolved references a page loads (or that escape, are invalid or ambiguous): one warning each */
+  /** @type {import('../site/site.js').Reference[]} unresolved references a page loads (or that escape, are invalid or ambiguous): one warning each */
   const warned = [];
   /** Links (not loaded with the page) to files not in the site: one warning for all. */
   const links = { count: 0, sources: new Set() };
@@ -156,9 +156,9 @@ export function summarize(site, run) {
  * one line for all links (`<a href>`, ...) that point at pages not in it:
  * a site built from part of a larger one has many, and they cost no request.
  * External URLs are listed in the references, not warned about.
- * @param {import('./site/site.js').Reference[]} warned unresolved references warned about one by one
+ * @param {import('../site/site.js').Reference[]} warned unresolved references warned about one by one
  * @param {{ count: number, sources: Set<string> }} links missing links, warned about together
- * @returns {import('./site/site.js').Warning[]}
+ * @returns {import('../site/site.js').Warning[]}
  */
 function referenceWarnings(warned, links) {
   const warnings = warned.map((r) => ({ file: r.source, code: `reference-${r.status}`, severity: messageCode(`reference-${r.status}`).severity, message: `${r.kind} ${JSON.stringify(r.url)} ${UNRESOLVED[r.status]}${r.note ? ` (${r.note})` : ''}` }));
@@ -174,7 +174,7 @@ function referenceWarnings(warned, links) {
  * they load (any srcset candidate or <picture> source counts: some visitor's
  * browser picks it) and their precompressed copies; the rest is on disk but
  * costs no visitor a byte.
- * @param {import('./site/site.js').Site} site
+ * @param {import('../site/site.js').Site} site
  * @param {ReadonlySet<string>} loaded pages and the files they load
  * @returns {OutputFiles}
  */

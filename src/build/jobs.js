@@ -59,17 +59,17 @@ function job(name, load, { sharp = true } = {}) {
   };
 }
 
-export const gifToPng = job('gifToPng', () => import('./images/jobs/gif-to-png.js'));
-export const animation = job('animation', () => import('./images/jobs/animation.js'));
-export const recompressPng = job('recompressPng', () => import('./images/jobs/recompress-png.js'));
-export const photo = job('photo', () => import('./images/jobs/photo.js'));
-export const compressText = job('compressText', () => import('./compress/jobs.js'), { sharp: false });
-export const textImagePlan = job('textImagePlan', () => import('./text-images/plan.js'));
-export const findPageImages = job('findPageImages', () => import('./text-images/elements.js'), { sharp: false });
-export const minifyReplacementCss = job('minifyReplacementCss', () => import('./text-images/css-job.js'), { sharp: false });
-export const findInPage = job('findInPage', () => import('./site/page-findings.js'), { sharp: false });
-export const lowerPage = job('lowerPage', () => import('./markup/html-case-job.js'), { sharp: false });
-export const pageCss = job('pageCss', () => import('./markup/page-css-job.js'), { sharp: false });
-export const minifyScript = job('minifyScript', () => import('./scripts/minify-job.js'), { sharp: false });
-export const optimizeSvg = job('optimizeSvg', () => import('./svg/optimize.js'), { sharp: false });
-export const woff2Font = job('woff2Font', () => import('./fonts/jobs.js'), { sharp: false });
+export const gifToPng = job('gifToPng', () => import('../images/jobs/gif-to-png.js'));
+export const animation = job('animation', () => import('../images/jobs/animation.js'));
+export const recompressPng = job('recompressPng', () => import('../images/jobs/recompress-png.js'));
+export const photo = job('photo', () => import('../images/jobs/photo.js'));
+export const compressText = job('compressText', () => import('../compress/jobs.js'), { sharp: false });
+export const textImagePlan = job('textImagePlan', () => import('../text-images/plan.js'));
+export const findPageImages = job('findPageImages', () => import('../text-images/elements.js'), { sharp: false });
+export const minifyReplacementCss = job('minifyReplacementCss', () => import('../text-images/css-job.js'), { sharp: false });
+export const findInPage = job('findInPage', () => import('../site/page-findings.js'), { sharp: false });
+export const lowerPage = job('lowerPage', () => import('../markup/html-case-job.js'), { sharp: false });
+export const pageCss = job('pageCss', () => import('../markup/page-css-job.js'), { sharp: false });
+export const minifyScript = job('minifyScript', () => import('../scripts/minify-job.js'), { sharp: false });
+export const optimizeSvg = job('optimizeSvg', () => import('../svg/optimize.js'), { sharp: false });
+export const woff2Font = job('woff2Font', () => import('../fonts/jobs.js'), { sharp: false });

@@ -10,8 +10,8 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { UserError } from './errors.js';
-import { TEMP_SUFFIX, copyFileAtomic, removeStaleTemps, writeFileAtomic } from './util/atomic.js';
-import { isInside, realish } from './site/walk.js';
+import { TEMP_SUFFIX, copyFileAtomic, removeStaleTemps, writeFileAtomic } from '../util/atomic.js';
+import { isInside, realish } from '../site/walk.js';
 
 /** The marker file: its presence says pagediet wrote the directory; it lists the files written. */
 export const MARKER = '.pagediet-output.json';
@@ -77,7 +77,7 @@ export async function prepareOutput(input, output, options = {}) {
 
 /**
  * Writes every file of the site into the output directory.
- * @param {import('./site/site.js').Site} site
+ * @param {import('../site/site.js').Site} site
  * @param {OutputPlan} plan
  * @param {{ keepOthers?: boolean }} [options] keepOthers: a shard's build, which leaves the files of other shards in place
  * @returns {Promise<{ written: number, copied: number, removed: number }>}

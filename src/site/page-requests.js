@@ -4,11 +4,11 @@
  * (their url() and imports) and frames (their own subresources), once each.
  * The loader measures the real exchange; this count is the model's prediction.
  */
-import { REFERENCE_KINDS } from './site/reference-kinds.js';
-import { chosenReferences } from './site/image-choice.js';
+import { REFERENCE_KINDS } from './reference-kinds.js';
+import { chosenReferences } from './image-choice.js';
 
 /**
- * @param {import('./site/site.js').Site} site
+ * @param {import('./site.js').Site} site
  * @param {string} pagePath
  * @param {Map<string, string[]>} [loadsOf] each file's subresources, kept between calls on the same site model
  * @returns {string[]} site paths fetched, the page first
@@ -30,7 +30,7 @@ export function pageRequests(site, pagePath, loadsOf = new Map()) {
 
 /**
  * The files a document loads itself (not those its style sheets or frames load), in byte order.
- * @param {import('./site/site.js').SiteFile | undefined} file
+ * @param {import('./site.js').SiteFile | undefined} file
  * @returns {string[]}
  */
 function subresources(file) {
@@ -40,7 +40,7 @@ function subresources(file) {
   if (!table) return loads;
   // Only references of kinds a browser loads with the page are made into objects (links are most of a page's):
   // every reference of an image choice is of such a kind, so the choices come out the same.
-  /** @type {import('./site/site.js').Reference[]} */
+  /** @type {import('./site.js').Reference[]} */
   const loaded = [];
   for (let i = 0; i < table.length; i++) if (REFERENCE_KINDS[table.kindAt(i)].subresource) loaded.push(table.at(i));
   for (const ref of chosenReferences(loaded)) {
@@ -53,7 +53,7 @@ function subresources(file) {
  * What showing each page costs: how many requests (the page and every
  * subresource it loads, each once) and how many bytes they carry (output
  * bytes: what a pass wrote, or the input's). One walk of the graph gives both.
- * @param {import('./site/site.js').Site} site
+ * @param {import('./site.js').Site} site
  * @returns {{ requests: Record<string, number>, bytes: Record<string, number> }} by page
  */
 export function pageWeights(site) {

@@ -8,7 +8,7 @@
  */
 import crypto from 'node:crypto';
 import { UserError } from './errors.js';
-import { pageRequests } from './requests.js';
+import { pageRequests } from '../site/page-requests.js';
 
 /**
  * @typedef {object} Shard
@@ -40,7 +40,7 @@ export function shardOf(sitePath, count) {
 
 /**
  * The site paths a shard builds.
- * @param {import('./site/site.js').Site} site
+ * @param {import('../site/site.js').Site} site
  * @param {Shard} shard
  * @returns {Set<string>}
  */

@@ -8,14 +8,14 @@
  */
 
 /**
- * @typedef {import('./site/site.js').Site} Site
- * @typedef {import('./options/table.js').OptionDefinitions} OptionDefinitions
+ * @typedef {import('../site/site.js').Site} Site
+ * @typedef {import('../options/table.js').OptionDefinitions} OptionDefinitions
  */
 
 /**
  * A pass's options as it receives them: each the value given, or its default.
  * @template {OptionDefinitions} O
- * @typedef {{ [K in keyof O]: O[K] extends import('./options/table.js').OptionDefinition<infer V> ? V : never }} ResolvedOptions
+ * @typedef {{ [K in keyof O]: O[K] extends import('../options/table.js').OptionDefinition<infer V> ? V : never }} ResolvedOptions
  */
 
 /**
@@ -45,11 +45,11 @@
  * @property {(metric: Metric) => void} measure record a figure measured before and after (kept in the report's metrics)
  * @property {(message: string, count?: import('./progress.js').ProgressCount) => void} progress what the pass is at: a file,
  *   how many of how many, and which of its steps
- * @property {(job: string, bytes: Uint8Array, options: object) => Promise<any>} compute runs a job of src/jobs.js in the
+ * @property {(job: string, bytes: Uint8Array, options: object) => Promise<any>} compute runs a job of src/build/jobs.js in the
  *   worker pool, or takes its result from the persistent cache (keyed by the job's code, the bytes and the options).
  *   A job that throws, stops at the time limit or loses its worker gives `{ status: 'failed', reason, jobFailed: true }`
  *   (never cached): the pass keeps its file as it was, with one `job-failed` warning
- * @property {{ get(): Promise<import('./browser/launch.js').LaunchedBrowser> }} browser the build's Chromium
+ * @property {{ get(): Promise<import('../browser/launch.js').LaunchedBrowser> }} browser the build's Chromium
  *   (src/browser/build-browser.js), started on first use and shared by every pass: a pass opens its own contexts in
  *   it and closes them, never the browser; get() throws NoBrowserError when none starts, and starts another after one
  *   closed or crashed

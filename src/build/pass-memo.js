@@ -17,13 +17,13 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs/promises';
-import { codeFingerprint } from './util/code-fingerprint.js';
-import { forEachOrdered } from './util/ordered.js';
+import { codeFingerprint } from '../util/code-fingerprint.js';
+import { forEachOrdered } from '../util/ordered.js';
 
 /**
- * @typedef {import('./site/site.js').Site} Site
- * @typedef {import('./site/site.js').SiteFile} SiteFile
- * @typedef {import('./site/site.js').Warning} Warning
+ * @typedef {import('../site/site.js').Site} Site
+ * @typedef {import('../site/site.js').SiteFile} SiteFile
+ * @typedef {import('../site/site.js').Warning} Warning
  * @typedef {import('./pipeline.js').PassReport} PassReport
  *
  * @typedef {{ charset?: string, bomLength?: number }} ParseInfo a page's charset and byte order mark, a style sheet's

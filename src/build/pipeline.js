@@ -7,25 +7,25 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { realpath } from 'node:fs/promises';
-import { Site } from './site/site.js';
+import { Site } from '../site/site.js';
 import { MARKER, prepareOutput, writeOutput } from './output.js';
-import { PASSES, passCode } from './passes/index.js';
+import { PASSES, passCode } from '../passes/index.js';
 import { UserError } from './errors.js';
-import { pageWeights } from './requests.js';
+import { pageWeights } from '../site/page-requests.js';
 import { summarize } from './summary.js';
-import { WorkerPool, jobFailure } from './util/pool.js';
-import { BuildBrowser } from './browser/build-browser.js';
-import { findInPage } from './site/page-findings.js';
-import { integrityPins, refreshIntegrity } from './site/integrity.js';
-import { ResultCache, cacheKey, defaultCacheDir } from './util/cache.js';
+import { WorkerPool, jobFailure } from '../util/pool.js';
+import { BuildBrowser } from '../browser/build-browser.js';
+import { findInPage } from '../site/page-findings.js';
+import { integrityPins, refreshIntegrity } from '../site/integrity.js';
+import { ResultCache, cacheKey, defaultCacheDir } from '../util/cache.js';
 import { shardSlice } from './shard.js';
 import { PassMemo, ReplayBytesLost, record, replay, snapshot } from './pass-memo.js';
-import { checkOptions, optional, passSelected, resolvePassOptions } from './options/table.js';
-import { apiOnly, text } from './options/kinds.js';
-import { codeFingerprint, jobFingerprint } from './util/code-fingerprint.js';
+import { checkOptions, optional, passSelected, resolvePassOptions } from '../options/table.js';
+import { apiOnly, text } from '../options/kinds.js';
+import { codeFingerprint, jobFingerprint } from '../util/code-fingerprint.js';
 
 /**
- * @typedef {import('./site/site.js').Site} SiteModel
+ * @typedef {import('../site/site.js').Site} SiteModel
  * @typedef {import('./pass.js').Decision} Decision
  * @typedef {import('./pass.js').Metric} Metric
  * @typedef {import('./pass.js').PassContext} PassContext
@@ -51,14 +51,14 @@ import { codeFingerprint, jobFingerprint } from './util/code-fingerprint.js';
  * @property {boolean} [replay] false: every pass runs, and proves again in Chromium, whatever the cache holds; only
  *   worker jobs (encodes, OCR, compressions: pure functions of their input) come from it (default true)
  *
- * @typedef {BuildRun & import('./options/build-options.js').BuildOptions} BuildOptions
+ * @typedef {BuildRun & import('../options/build-options.js').BuildOptions} BuildOptions
  */
 
 /** What a build takes besides the option table's options, checked the same way. */
 export const RUN_OPTIONS = {
   input: optional(text('<dir>', { path: true }), 'the folder of the site (never modified)'),
   output: optional(text('<dir>', { path: true }), 'the folder to write to'),
-  passes: optional(apiOnly('a list of passes (src/pass.js)', (v) => Array.isArray(v), 'readonly Pass[]'), 'the passes to choose from (default: pagediet\'s own)'),
+  passes: optional(apiOnly('a list of passes (src/build/pass.js)', (v) => Array.isArray(v), 'readonly Pass[]'), 'the passes to choose from (default: pagediet\'s own)'),
   onProgress: optional(apiOnly('a function', (v) => typeof v === 'function', '(event: ProgressEvent) => void'), 'called with what the build is at'),
   replay: optional(apiOnly('true or false', (v) => typeof v === 'boolean', 'boolean'), 'false: every pass runs and proves again; only worker jobs come from the cache'),
 };
@@ -78,16 +78,16 @@ export function selectPasses(available, selection) {
 }
 
 /**
- * Checks that a pass object keeps the contract (src/pass.js) before a build uses it.
+ * Checks that a pass object keeps the contract (src/build/pass.js) before a build uses it.
  * @param {unknown} pass
  */
 function checkPass(pass) {
   const p = /** @type {Partial<Pass>} */ (pass);
   const name = typeof p?.name === 'string' && /^[a-z0-9-]+$/.test(p.name) ? p.name : null;
   const what = name ? `pass '${name}'` : 'a pass';
-  if (!name) throw new UserError(`${what} has no name: a pass needs a kebab-case name (src/pass.js)`);
-  if (typeof p.run !== 'function') throw new UserError(`${what} has no run(site, ctx) function (src/pass.js)`);
-  if (typeof p.description !== 'string') throw new UserError(`${what} has no description (src/pass.js)`);
+  if (!name) throw new UserError(`${what} has no name: a pass needs a kebab-case name (src/build/pass.js)`);
+  if (typeof p.run !== 'function') throw new UserError(`${what} has no run(site, ctx) function (src/build/pass.js)`);
+  if (typeof p.description !== 'string') throw new UserError(`${what} has no description (src/build/pass.js)`);
   for (const [key, definition] of Object.entries(p.options ?? {})) {
     if (!definition?.kind?.check || typeof definition.doc !== 'string') throw new UserError(`${what}: option '${key}' is not an option definition (use option() or optional() of src/options/table.js)`);
   }
@@ -340,7 +340,7 @@ function totalBytes(site) {
 /**
  * The site model's findInPage in a worker pool: a page whose job the pool stops is parsed in this thread.
  * @param {WorkerPool} pool
- * @returns {NonNullable<import('./site/site.js').SiteOptions['findInPage']>}
+ * @returns {NonNullable<import('../site/site.js').SiteOptions['findInPage']>}
  */
 function findInPageIn(pool) {
   return async (bytes, findOptions) => {

@@ -7,9 +7,9 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { locate } from './loader/files.js';
-import { NETWORKS } from './loader/networks.js';
-import { isHtmlPath } from './site/mime.js';
+import { locate } from '../loader/files.js';
+import { NETWORKS } from '../loader/networks.js';
+import { isHtmlPath } from '../site/mime.js';
 
 /**
  * Filesystems of the kernel's own objects, by statfs(2) magic number: a
