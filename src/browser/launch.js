@@ -5,6 +5,7 @@
  */
 import { findBrowsers, howToGetABrowser } from './discovery.js';
 import { embeddedBrowser } from './embedded.js';
+import { NoBrowserError } from './no-browser-error.js';
 
 /**
  * @typedef {import('./discovery.js').BrowserCandidate} BrowserCandidate
@@ -19,16 +20,6 @@ import { embeddedBrowser } from './embedded.js';
  * @property {string} [browser] the --browser option: a browser to try first
  * @property {string[]} [args] switches besides CHROMIUM_ARGS
  */
-
-/** No browser was found, or none of those found launched. */
-export class NoBrowserError extends Error {
-  /** @param {string} message @param {string[]} failed */
-  constructor(message, failed) {
-    super(message);
-    this.name = 'NoBrowserError';
-    this.failed = failed;
-  }
-}
 
 /**
  * Features playwright-core (1.65) turns off. Chromium takes only the last

@@ -10,7 +10,7 @@
  */
 import { mimeType } from '../site/mime.js';
 import { PAGE_TIMEOUT_MS, PageFailed, firstLine, pageUsable, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
-import { firstViewFonts } from '../fonts/first-view.js';
+import { firstViewFonts } from './first-view-fonts.js';
 
 /** The origin the site is served from inside the browser; .invalid never resolves. */
 export const ORIGIN = 'http://pagediet.invalid';
@@ -62,7 +62,7 @@ export const VIEWPORT_HEIGHT = 800;
  *
  * @typedef {object} FirstView what a page shows first, loaded at one viewport width
  * @property {LargestPaint | null} paint its largest contentful paint, null when Chromium names none
- * @property {string[]} fonts the web font files (absolute URLs) that draw text in the viewport (src/fonts/first-view.js)
+ * @property {string[]} fonts the web font files (absolute URLs) that draw text in the viewport (src/images/first-view-fonts.js)
  *
  * @typedef {object} SiteLayouts
  * @property {(page: string, viewports?: number[] | null, options?: { backgrounds?: boolean, bytes?: Buffer, watch?: number[] }) => Promise<PageLayout[]>} measure

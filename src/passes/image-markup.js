@@ -9,7 +9,7 @@
  * at 360 and 1280 px, `fetchpriority="high"` on its <img> (and no
  * `loading="lazy"`), or a preload in the head when it is a CSS background
  * (src/images/paint-preload.js); and a preload of each web font file that
- * draws text in the first view (src/fonts/first-view.js). Each page is
+ * draws text in the first view (src/images/first-view-fonts.js). Each page is
  * measured again after its
  * markup changed; a page where any box moved keeps its markup, with a
  * warning. docs/image-markup.md.

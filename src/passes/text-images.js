@@ -14,7 +14,7 @@
 import { browser, prune } from '../images/options.js';
 import { boolean, fraction, oneOf } from '../options/kinds.js';
 import { option } from '../options/table.js';
-import { NoBrowserError } from '../browser/launch.js';
+import { NoBrowserError } from '../browser/no-browser-error.js';
 import { RenderSessions } from '../text-images/render.js';
 import { findBrowsers, howToGetABrowser } from '../browser/discovery.js';
 import { fitReplacement } from '../text-images/verify.js';
