@@ -17,6 +17,10 @@
  * numeric constants (opsin absorbance matrix and bias, Gaussian derivation,
  * the 108 weights and the final transform), under the BSD licences above.
  *
+ * Ported code, kept in one file as the reference's tools/ssimulacra2.cc is,
+ * so that the two can be read side by side; that is why it is over the 600
+ * lines every other module of pagediet keeps to.
+ *
  * The algorithm (version 2.1, libjxl since April 2023, rust-av 0.4+):
  * - 8-bit sRGB -> linear sRGB (IEC 61966-2-1 transfer curve) as Float32Array
  *   planes; with alpha, blended against a grey background first (below);
