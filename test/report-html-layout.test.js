@@ -18,7 +18,9 @@ import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
 import { build } from '../src/build/pipeline.js';
 import { change, compareSites, headline, REPORT_NETWORKS } from '../src/report/compare.js';
-import { PAGES_OPEN, renderHtmlReport, TOP_PAGES } from '../src/report/html.js';
+import { renderHtmlReport } from '../src/report/html.js';
+import { PAGES_OPEN } from '../src/report/html-numbers.js';
+import { TOP_PAGES } from '../src/report/html-pages.js';
 import { chromiumTest, launchChromium, offlinePage, screenshot } from './helpers/chromium.js';
 import { tempDir } from './helpers/tmp.js';
 

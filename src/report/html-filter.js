@@ -1,11 +1,13 @@
 /**
- * The HTML report's one script: a text box above a long list (decisions and
- * messages, the pages' runs) that hides the members that do not contain the
- * text typed, shows how many match in each group, and opens the groups that
- * have matches while it filters. The report is whole without it: the boxes
- * are hidden until the script shows them, and every list is in the file.
+ * The HTML report's one script and the text box it drives: a box above a long
+ * list (decisions and messages, the pages' runs) that hides the members that
+ * do not contain the text typed, shows how many match in each group, and opens
+ * the groups that have matches while it filters. The report is whole without
+ * it: the boxes are hidden until the script shows them, and every list is in
+ * the file.
  *
- * Markup it works on (src/report/html.js):
+ * Markup it works on (filterBox below; the groups from html-decisions.js, the
+ * pages' <details> from html-numbers.js):
  *   <p class="filter" data-filter="ID" hidden><input type="search"> <output></output></p>
  *   <div id="ID"> [data-section] > [data-group] (a <details> with <output class="shown">) > [data-item] </div>
  * An item outside any group (a page's <details>) matches on its summary line.
@@ -13,6 +15,8 @@
  * It is kept in this file as text: it runs in the browser, never in Node. It
  * must not contain two slashes before a letter (a test looks for URLs).
  */
+import { escapeHtml as esc } from './html-format.js';
+
 export const FILTER_SCRIPT = `
 (function () {
   'use strict';
@@ -55,3 +59,11 @@ export const FILTER_SCRIPT = `
   });
 })();
 `;
+
+/**
+ * A text box that filters the items of a part of the page; the script shows it.
+ * @param {string} target the id of what it filters @param {string} title @param {string} placeholder
+ */
+export function filterBox(target, title, placeholder) {
+  return `<p class="filter" data-filter="${esc(target)}" hidden><label>${esc(title)} <input type="search" placeholder="${esc(placeholder)}" autocomplete="off" spellcheck="false"></label> <output class="muted small"></output></p>`;
+}
