@@ -15,7 +15,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import sharp from 'sharp';
 import { WorkerPool } from '../src/util/pool.js';
-import { readGifStructure } from '../src/images/gif.js';
+import { readGifStructure } from '../src/images/gif/structure.js';
 import { lossyPng, meanSquaredError, mseToQuality } from '../src/images/lossy.js';
 import { has } from './tools.js';
 import { jsonBlock, recordMeasurement } from './record.js';

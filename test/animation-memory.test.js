@@ -9,7 +9,7 @@
 import sharp from 'sharp';
 import { GifWriter } from 'omggif';
 import { describe, expect, it, vi } from 'vitest';
-import { decodeGif, readGif } from '../src/images/gif.js';
+import { decodeGif, readGif } from '../src/images/gif/decode.js';
 import { encodeApng } from '../src/images/apng.js';
 import { decodeApng, readApng } from '../src/images/apng-frames.js';
 import { PNG_SIGNATURE, chunk, readChunks } from '../src/images/png-chunks.js';
@@ -30,8 +30,8 @@ vi.mock('../src/images/apng.js', async (importOriginal) => {
   };
   return { ...real, encodeApng };
 });
-vi.mock('../src/images/gif.js', async (importOriginal) => {
-  const real = /** @type {typeof import('../src/images/gif.js')} */ (await importOriginal());
+vi.mock('../src/images/gif/decode.js', async (importOriginal) => {
+  const real = /** @type {typeof import('../src/images/gif/decode.js')} */ (await importOriginal());
   /** @type {typeof real.readGif} */
   const readGif = (buffer, options) => {
     const reader = real.readGif(buffer, options);

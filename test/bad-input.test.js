@@ -8,7 +8,7 @@ import path from 'node:path';
 import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build/pipeline.js';
-import { decodeGif } from '../src/images/gif.js';
+import { decodeGif } from '../src/images/gif/decode.js';
 import { MARKER } from '../src/build/output.js';
 import { textImagePlan } from '../src/text-images/plan.js';
 import { imageErrorReason } from '../src/util/image-error.js';

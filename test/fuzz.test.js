@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build/pipeline.js';
 import { MARKER } from '../src/build/output.js';
 import { WorkerPool } from '../src/util/pool.js';
-import { decodeGif } from '../src/images/gif.js';
+import { decodeGif } from '../src/images/gif/decode.js';
 import { decodeApng } from '../src/images/apng-frames.js';
 import { DocumentView } from '../src/site/document-view.js';
 import { nameRanges, recase } from '../src/markup/names.js';

@@ -1,4 +1,4 @@
-// The GIF reader (src/images/gif.js) on small GIFs whose every pixel is known:
+// The GIF reader (src/images/gif/) on small GIFs whose every pixel is known:
 // compositing as browsers do it, structure, limits and damaged files. Each
 // result is checked three ways: against hand-written expectations, against
 // sharp (libvips), whose known differences from browsers are pinned here, and
@@ -11,7 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import omggif from 'omggif';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decodeGif, readGifStructure } from '../src/images/gif.js';
+import { decodeGif } from '../src/images/gif/decode.js';
+import { readGifStructure } from '../src/images/gif/structure.js';
 import { sniffImageType } from '../src/site/sniff.js';
 import { makeGifCorpus } from '../scripts/fixtures/gif-corpus.js';
 import { encodeGif } from '../scripts/fixtures/gif.js';

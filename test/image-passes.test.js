@@ -6,7 +6,7 @@ import { GifWriter } from 'omggif';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { build } from '../src/build/pipeline.js';
 import { Site } from '../src/site/site.js';
-import { decodeGif } from '../src/images/gif.js';
+import { decodeGif } from '../src/images/gif/decode.js';
 import { decodeApng } from '../src/images/apng-frames.js';
 import { MARKER } from '../src/build/output.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';

@@ -12,7 +12,7 @@ import sharp from 'sharp';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Site } from '../src/site/site.js';
 import { MARKER } from '../src/build/output.js';
-import { decodeGif } from '../src/images/gif.js';
+import { decodeGif } from '../src/images/gif/decode.js';
 import { isFingerprinted } from '../src/configs/shared.js';
 import { hashPrefix } from '../src/passes/hash-names.js';
 import { tempDir, writeTree, readTree } from './helpers/tmp.js';

@@ -15,7 +15,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { has, twoAtATime } from '../tools.js';
-import { readGifStructure } from '../../src/images/gif.js';
+import { readGifStructure } from '../../src/images/gif/structure.js';
 import { isCompressible } from '../../src/compress/encodings.js';
 import { MARKER } from '../../src/build/output.js';
 import { listFiles } from './chain.js';

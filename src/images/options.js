@@ -5,7 +5,7 @@
  */
 import { boolean, qualityRange, text, wholeNumber } from '../options/kinds.js';
 import { option, optional } from '../options/table.js';
-import { DEFAULT_MAX_PIXELS } from './gif.js';
+import { DEFAULT_MAX_PIXELS } from './gif/decode.js';
 import { DEFAULT_TIME_BUDGET_S } from './jobs/animation.js';
 import { DEFAULT_ZOPFLI_ITERATIONS } from './png/rank.js';
 

@@ -7,7 +7,7 @@
  * wins; the GIF stays when it is smaller still. A candidate ruled out (not
  * proven, or not writable) is named in the decision with why.
  */
-import { readGifStructure } from '../images/gif.js';
+import { readGifStructure } from '../images/gif/structure.js';
 import { NAMED_IN_SCRIPT, addReplacement, eachImageResult, imageJobOptions, imagesOfType, offerImage, pointAtReplacements, recordResult } from '../images/replace.js';
 import { namedInScripts } from '../site/script-names.js';
 import { IMAGE_JOB_OPTIONS, imageTimeBudget, prune } from '../images/options.js';

@@ -9,7 +9,7 @@
  * lossless result: what an image pipeline with sharp's WebP defaults does,
  * but with a floor.
  */
-import { readGifStructure } from '../images/gif.js';
+import { readGifStructure } from '../images/gif/structure.js';
 import { NAMED_IN_SCRIPT, addReplacement, eachImageResult, imageJobOptions, imagesOfType, pointAtReplacements, recordResult } from '../images/replace.js';
 import { IMAGE_JOB_OPTIONS, prune } from '../images/options.js';
 import { namedInScripts } from '../site/script-names.js';

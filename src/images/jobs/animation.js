@@ -30,7 +30,7 @@
  * allows more seconds.
  */
 import sharp from 'sharp';
-import { decodeGif, readGif } from '../gif.js';
+import { decodeGif, readGif } from '../gif/decode.js';
 import { changedRect, encodeApng } from '../apng.js';
 import { readApng } from '../apng-frames.js';
 import { pixelWords } from '../png/pixels.js';
@@ -43,8 +43,8 @@ import { guarded, sameVisiblePixels } from './results.js';
  * @typedef {import('./results.js').Converted & { ruledOut?: string[] }} ConvertedAnimation a conversion, and
  *   each candidate that was not proven or not tried, with why (e.g. "WebP ruled out: frame 12 differs")
  * @typedef {'apng' | 'webp'} Candidate
- * @typedef {import('../gif.js').GifReader} GifReader
- * @typedef {import('../gif.js').DecodedGifFrame} DecodedGifFrame
+ * @typedef {import('../gif/decode.js').GifReader} GifReader
+ * @typedef {import('../gif/decode.js').DecodedGifFrame} DecodedGifFrame
  * @typedef {ImageJobOptions & { format: 'auto' | 'apng' | 'webp', lossy: boolean, quality: [number, number], imageTimeBudget?: number }} AnimationOptions
  *   imageTimeBudget: seconds (DEFAULT_TIME_BUDGET_S when not given; 0: no budget)
  */

@@ -2,7 +2,8 @@
  * The gifToPng job: a static GIF to a PNG (or, with lossy, a WebP), decoded
  * again and compared pixel for pixel before it is returned.
  */
-import { decodeGif, readGifStructure } from '../gif.js';
+import { decodeGif } from '../gif/decode.js';
+import { readGifStructure } from '../gif/structure.js';
 import { MIN_IMAGE_DATA_BYTES, PNG_FRAMING_BYTES, encodePng } from '../png/encode.js';
 import { lossyWebp } from '../lossy.js';
 import { COLOR_TYPES, guarded, rgbaOf, sameVisiblePixels, samePixels } from './results.js';
