@@ -15,8 +15,7 @@
  * drawn with the subset alone.
  */
 import { PAGE_TIMEOUT_MS, PageFailed, firstLine, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
-import { ORIGIN } from '../images/layout.js';
-import { mimeType } from '../site/mime.js';
+import { ORIGIN, routeSite } from '../browser/site-route.js';
 
 /** Widths pages are read at: a phone and a desktop screen, for families that media queries switch. */
 const WIDTHS = [360, 1280];
@@ -49,14 +48,7 @@ export async function fontPages(browser, site) {
    */
   const open = async (overlay, requested) => {
     const context = withPageTimeout(await browser.newContext({ serviceWorkers: 'block', viewport: { width: WIDTHS[WIDTHS.length - 1], height: 800 }, deviceScaleFactor: 1, reducedMotion: 'reduce' }));
-    await context.route('**/*', async (route) => {
-      const url = new URL(route.request().url());
-      if (url.origin !== ORIGIN) return route.abort();
-      const found = sitePathOf(site, overlay, url);
-      if (!found) return route.fulfill({ status: 404, body: '' });
-      requested.add(found);
-      return route.fulfill({ status: 200, body: overlay.get(found) ?? (await site.read(found)), headers: { 'content-type': mimeType(found) } });
-    });
+    await routeSite(context, site, { instead: (path) => overlay.get(path), served: (path) => requested.add(path) });
     return context;
   };
   const reading = await open(new Map(), new Set());
@@ -112,25 +104,6 @@ export async function fontPages(browser, site) {
     },
     close: () => reading.close().catch(() => {}),
   };
-}
-
-/**
- * The site path a request asks for (a folder's index.html for a folder), from the overlay or the site.
- * @param {import('../site/site.js').Site} site
- * @param {Map<string, Buffer>} overlay
- * @param {URL} url
- */
-function sitePathOf(site, overlay, url) {
-  let wanted;
-  try {
-    wanted = decodeURIComponent(url.pathname).slice(1);
-  } catch {
-    return null;
-  }
-  for (const candidate of [wanted, `${wanted}${wanted === '' || wanted.endsWith('/') ? '' : '/'}index.html`]) {
-    if (overlay.has(candidate) || site.files.has(candidate)) return candidate;
-  }
-  return null;
 }
 
 /* c8 ignore start: runs in the browser */

@@ -8,12 +8,11 @@
  * (src/passes/image-markup.js) from these measurements, and both prove with
  * them that no box moved.
  */
-import { mimeType } from '../site/mime.js';
+import { ORIGIN, routeSite } from '../browser/site-route.js';
 import { PAGE_TIMEOUT_MS, PageFailed, firstLine, pageUsable, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
 import { firstViewFonts } from './first-view-fonts.js';
 
 /** The origin the site is served from inside the browser; .invalid never resolves. */
-export const ORIGIN = 'http://pagediet.invalid';
 /** The narrowest and widest viewports measured: a small phone and a full-HD screen. */
 export const MIN_VIEWPORT = 360;
 export const MAX_VIEWPORT = 1920;
@@ -118,21 +117,10 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
     contexts.push(context);
     await context.addInitScript(observeLargestPaint);
     const tab = await context.newPage();
-    await context.route('**/*', async (route) => {
-      const request = route.request();
-      const url = new URL(request.url());
-      if (url.origin !== ORIGIN) return route.abort();
-      // A page that sends its window elsewhere once loaded (an old frameset's page calling for its frameset) is
-      // measured as itself: that navigation gets 204 No Content, on which a browser stays where it is.
-      if (request.isNavigationRequest() && request.frame() === tab.mainFrame() && visiting.has(tab) && url.href.split('#')[0] !== visiting.get(tab)) return route.fulfill({ status: 204, body: '' });
-      const found = sitePathOf(site, url);
-      if (!found) return route.fulfill({ status: 404, body: '' });
-      const instead = served.get(tab);
-      // Every request is answered: one left open would hold the page's load and fonts.
-      const body = instead?.path === found ? instead.bytes : await site.read(found).catch(() => null);
-      if (!body) return route.fulfill({ status: 404, body: '' });
-      return route.fulfill({ status: 200, body, headers: { 'content-type': mimeType(found) } });
-    });
+    // A page that sends its window elsewhere once loaded (an old frameset's page calling for its frameset) is
+    // measured as itself: that navigation is not followed.
+    const stays = (/** @type {import('playwright-core').Request} */ request, /** @type {URL} */ url) => !(request.isNavigationRequest() && request.frame() === tab.mainFrame() && visiting.has(tab) && url.href.split('#')[0] !== visiting.get(tab));
+    await routeSite(context, site, { stays, instead: (path) => { const instead = served.get(tab); return instead?.path === path ? instead.bytes : undefined; } });
     return tab;
   };
   /** @type {import('playwright-core').Page[]} */
@@ -261,22 +249,6 @@ export async function siteLayouts(browsers, site, { tabs = 1 } = {}) {
       await Promise.all(contexts.map((context) => context.close().catch(() => {})));
     },
   };
-}
-
-/**
- * The site path a request asks for: a folder's index.html for a folder.
- * @param {import('../site/site.js').Site} site
- * @param {URL} url
- */
-function sitePathOf(site, url) {
-  let wanted;
-  try {
-    wanted = decodeURIComponent(url.pathname).slice(1);
-  } catch {
-    return null;
-  }
-  for (const candidate of [wanted, `${wanted}${wanted === '' || wanted.endsWith('/') ? '' : '/'}index.html`]) if (site.files.has(candidate)) return candidate;
-  return null;
 }
 
 /**

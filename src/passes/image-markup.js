@@ -20,7 +20,8 @@ import { encodeText } from '../site/charset.js';
 import { shownSize } from '../images/size.js';
 import { browser, maxPixels } from '../images/options.js';
 import { PageFailed } from '../browser/page-failed.js';
-import { imagesByKey, layoutDifference, layoutTabs, MIN_VIEWPORT, ORIGIN, siteLayouts, sizedTolerance, VIEWPORT_HEIGHT } from '../images/layout.js';
+import { imagesByKey, layoutDifference, layoutTabs, MIN_VIEWPORT, siteLayouts, sizedTolerance, VIEWPORT_HEIGHT } from '../images/layout.js';
+import { ORIGIN } from '../browser/site-route.js';
 import { ROBOT_VIEWPORT } from '../site/image-choice.js';
 import { forEachOrdered } from '../util/ordered.js';
 

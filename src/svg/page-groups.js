@@ -3,7 +3,7 @@
  * each other's ids together, each with the clip paths, masks and filters the
  * page's CSS draws through them.
  */
-import { ORIGIN } from '../images/layout.js';
+import { ORIGIN } from '../browser/site-route.js';
 import { encodePath } from '../site/edits.js';
 import { refersOutside } from './checks.js';
 import { PROBE_SIZE } from './probes.js';

@@ -18,7 +18,7 @@
 import { PAGE_TIMEOUT_MS, withPageTimeout, withinPageTime } from '../browser/page-failed.js';
 import { capture } from '../browser/capture.js';
 import sharp from 'sharp';
-import { ORIGIN } from '../images/layout.js';
+import { ORIGIN } from '../browser/site-route.js';
 import { encodePath } from '../site/edits.js';
 import { mimeType } from '../site/mime.js';
 
