@@ -78,7 +78,7 @@ async function minifyStylesheet(site, ctx, file) {
  * @param {SiteFile} page
  * @param {number} size its bytes before
  * @param {PageCssJobResult | { status: 'failed', reason: string }} result
- * @param {{ output: Buffer, parsed: import('../site/site.js').ParsedPage } | null} minified the page minified, and what parsing it found
+ * @param {{ output: Buffer, parsed: import('../site/parse.js').ParsedPage } | null} minified the page minified, and what parsing it found
  */
 async function takePageCss(site, ctx, page, size, result, minified) {
   if ('status' in result) {
@@ -115,7 +115,7 @@ async function takePageCss(site, ctx, page, size, result, minified) {
  * @param {Site} site
  * @param {SiteFile} file
  * @param {Buffer} after
- * @param {import('../site/site.js').ParsedPage} [parsed] what parsing `after` found, for a page parsed elsewhere
+ * @param {import('../site/parse.js').ParsedPage} [parsed] what parsing `after` found, for a page parsed elsewhere
  */
 async function writeKeepingReferences(site, file, after, parsed) {
   const resolved = () => new Set(file.references.map((r) => `${r.kind}\n${r.url}\n${r.status}\n${r.target ?? ''}`));
